@@ -1,0 +1,1 @@
+"""Principals and the authorization check every content request goes through."""

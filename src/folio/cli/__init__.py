@@ -1,0 +1,1 @@
+"""The `folio` command line."""

@@ -1,0 +1,82 @@
+"""`folio new | serve | develop`: thin wrappers over the app and the server."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from folio.errors import ConfigError
+
+
+def _serve(args: argparse.Namespace, reload: bool) -> int:
+    import uvicorn
+
+    from folio.config import load_settings
+
+    app_dir = Path(args.app_dir).resolve()
+    try:
+        settings = load_settings(app_dir)
+        from folio.schema.loader import load_registry
+
+        load_registry(app_dir)  # fail fast, with the model error, before the server starts
+    except ConfigError as exc:
+        print(f"folio: {exc}", file=sys.stderr)
+        return 2
+    os.environ["FOLIO_APP_DIR"] = str(app_dir)
+    host = args.host or settings.host
+    port = args.port or settings.port
+    options: dict[str, object] = {
+        "host": host, "port": port, "factory": True, "log_level": args.log_level,
+        "access_log": args.access_log, "server_header": False,
+    }
+    try:
+        import uvloop  # noqa: F401
+
+        options["loop"] = "uvloop"
+        options["http"] = "httptools"
+    except ImportError:  # pragma: no cover
+        pass
+    if reload:
+        options["reload"] = True
+        options["reload_dirs"] = [str(app_dir / "src"), str(app_dir / "config"),
+                                  str(Path(__file__).resolve().parents[1])]
+        options["reload_includes"] = ["*.py", "*.json"]
+    elif args.workers and args.workers > 1:
+        options["workers"] = args.workers
+    uvicorn.run("folio.http.app:create_app", **options)  # type: ignore[arg-type]
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="folio", description="Folio content service")
+    sub = parser.add_subparsers(dest="command", required=True)
+    new = sub.add_parser("new", help="create an app with an example blog")
+    new.add_argument("directory")
+    for name, text in (("serve", "serve an app"), ("develop", "serve with auto-reload")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("app_dir", nargs="?", default=".")
+        p.add_argument("--host")
+        p.add_argument("--port", type=int)
+        p.add_argument("--log-level", default="warning")
+        p.add_argument("--access-log", action="store_true")
+        if name == "serve":
+            p.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.command == "new":
+        from folio.cli.scaffold import scaffold
+
+        target = Path(args.directory)
+        try:
+            scaffold(target)
+        except FileExistsError as exc:
+            print(f"folio: {exc}", file=sys.stderr)
+            return 1
+        print(f"Created {target}. Serve it with: folio serve {target}")
+        return 0
+    return _serve(args, reload=args.command == "develop")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

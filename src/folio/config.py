@@ -1,0 +1,158 @@
+"""App settings: `config/<name>.json` or `config/<name>.py` files, `.env`, and environment
+variables (which win).
+
+A Python config file defines `config` as a dict or as a function `config(env)` returning one;
+`env(name, default)` reads the environment, with `env.int`, `env.bool` and `env.json`."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from folio.errors import ConfigError
+
+CONFIG_NAMES = ("server", "database", "api", "plugins", "i18n", "middlewares", "admin")
+
+
+class Env:
+    def __call__(self, name: str, default: Any = None) -> Any:
+        return os.environ.get(name, default)
+
+    def int(self, name: str, default: int | None = None) -> int | None:
+        value = os.environ.get(name)
+        return int(value) if value not in (None, "") else default
+
+    def bool(self, name: str, default: bool | None = None) -> bool | None:
+        value = os.environ.get(name)
+        if value in (None, ""):
+            return default
+        return value.lower() in ("1", "true", "yes", "on")
+
+    def json(self, name: str, default: Any = None) -> Any:
+        value = os.environ.get(name)
+        return orjson.loads(value) if value not in (None, "") else default
+
+
+def load_dotenv(path: Path) -> None:
+    """`KEY=VALUE` lines; existing environment variables are kept."""
+    if not path.is_file():
+        return
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, value = line.split("=", 1)
+        key = key.strip().removeprefix("export ").strip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        os.environ.setdefault(key, value)
+
+
+def _load_file(config_dir: Path, name: str) -> dict[str, Any]:
+    json_path = config_dir / f"{name}.json"
+    py_path = config_dir / f"{name}.py"
+    if json_path.is_file():
+        try:
+            data = orjson.loads(json_path.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise ConfigError(f"{json_path}: invalid JSON ({exc})") from None
+    elif py_path.is_file():
+        spec = importlib.util.spec_from_file_location(f"folio_app_config_{name}", py_path)
+        if spec is None or spec.loader is None:
+            raise ConfigError(f"{py_path}: cannot be loaded")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        value = getattr(module, "config", None)
+        data = value(Env()) if callable(value) else value
+    else:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config/{name}: must define an object")
+    return data
+
+
+@dataclass
+class Locale:
+    code: str
+    name: str
+
+
+@dataclass
+class Settings:
+    app_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 1337
+    database_url: str = "sqlite:///.tmp/data.db"
+    rest_default_limit: int = 25
+    rest_max_limit: int = 100
+    rest_with_count: bool = True
+    locales: list[Locale] = field(default_factory=lambda: [Locale("en", "English (en)")])
+    default_locale: str = "en"
+    max_body_bytes: int = 1024 * 1024
+    raw: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def locale_codes(self) -> frozenset[str]:
+        return frozenset(loc.code for loc in self.locales)
+
+
+def _database_url(db: dict[str, Any]) -> str | None:
+    if isinstance(db.get("url"), str):
+        return str(db["url"])
+    connection = db.get("connection") if isinstance(db.get("connection"), dict) else db
+    client = db.get("client", "sqlite")
+    if client in ("postgres", "postgresql", "pg"):
+        c = connection or {}
+        user = c.get("user", "postgres")
+        password = c.get("password")
+        auth = f"{user}:{password}@" if password else f"{user}@"
+        return (f"postgresql://{auth}{c.get('host', '127.0.0.1')}:{c.get('port', 5432)}/"
+                f"{c.get('database', 'folio')}")
+    if client in ("sqlite", "better-sqlite3", "sqlite3"):
+        filename = (connection or {}).get("filename", ".tmp/data.db")
+        return f"sqlite:///{filename}" if not str(filename).startswith("/") else (
+            f"sqlite:///{filename}")
+    return None
+
+
+def load_settings(app_dir: Path) -> Settings:
+    app_dir = app_dir.resolve()
+    load_dotenv(app_dir / ".env")
+    config_dir = app_dir / "config"
+    raw = {name: _load_file(config_dir, name) for name in CONFIG_NAMES}
+    s = Settings(app_dir=app_dir, raw=raw)
+    server = raw["server"]
+    s.host = str(server.get("host", s.host))
+    s.port = int(server.get("port", s.port))
+    url = _database_url(raw["database"]) if raw["database"] else None
+    if url:
+        s.database_url = url
+    rest = raw["api"].get("rest", {}) if isinstance(raw["api"].get("rest"), dict) else {}
+    s.rest_default_limit = int(rest.get("defaultLimit", s.rest_default_limit))
+    s.rest_max_limit = int(rest.get("maxLimit", s.rest_max_limit))
+    s.rest_with_count = bool(rest.get("withCount", s.rest_with_count))
+    s.max_body_bytes = int(raw["api"].get("maxBodyBytes", s.max_body_bytes))
+    i18n = raw["i18n"]
+    if isinstance(i18n.get("locales"), list) and i18n["locales"]:
+        s.locales = []
+        for item in i18n["locales"]:
+            if isinstance(item, str):
+                s.locales.append(Locale(item, item))
+            elif isinstance(item, dict) and isinstance(item.get("code"), str):
+                s.locales.append(Locale(item["code"], str(item.get("name", item["code"]))))
+            else:
+                raise ConfigError("config/i18n: each locale needs a `code`")
+    s.default_locale = str(i18n.get("defaultLocale", s.locales[0].code))
+    if s.default_locale not in s.locale_codes:
+        raise ConfigError(f"config/i18n: default locale {s.default_locale!r} is not in `locales`")
+    # environment variables win
+    s.host = os.environ.get("HOST", s.host)
+    s.port = int(os.environ.get("PORT", s.port))
+    s.database_url = os.environ.get("DATABASE_URL", s.database_url)
+    return s

@@ -1,0 +1,258 @@
+"""QuerySpec: what a find asks for, independent of REST or GraphQL syntax.
+
+Filter trees are built from nested operator dictionaries (`{"title": {"$eq": "x"}}`) and
+checked against the model: unknown fields, unknown operators and values that do not fit the
+field's type are `ValidationError`s naming the offending key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from folio.errors import ValidationError
+from folio.schema.kinds import (
+    DOCUMENT_ID_KIND,
+    ID_KIND,
+    NULL_OPS,
+    TIMESTAMP_KIND,
+    Kind,
+    StringKind,
+)
+from folio.schema.model import ContentType, Schema
+from folio.schema.values import parse_bool
+
+LOGICAL = frozenset({"$and", "$or", "$not"})
+LOCALE_KIND = StringKind()
+
+
+@dataclass(frozen=True)
+class FieldRef:
+    """A filterable, sortable field: an attribute column or a system column."""
+
+    name: str
+    column: str
+    kind: Kind
+
+
+SYSTEM_FIELDS = {
+    "id": FieldRef("id", "id", ID_KIND),
+    "documentId": FieldRef("documentId", "document_id", DOCUMENT_ID_KIND),
+    "createdAt": FieldRef("createdAt", "created_at", TIMESTAMP_KIND),
+    "updatedAt": FieldRef("updatedAt", "updated_at", TIMESTAMP_KIND),
+    "publishedAt": FieldRef("publishedAt", "published_at", TIMESTAMP_KIND),
+    "locale": FieldRef("locale", "locale", LOCALE_KIND),
+}
+
+
+def field_ref(schema: Schema, name: str) -> FieldRef | None:
+    attr = schema.attributes.get(name)
+    if attr is not None:
+        if not attr.kind.scalar or attr.is_hidden or attr.column is None:
+            return None
+        return FieldRef(name, attr.column, attr.kind)
+    if isinstance(schema, ContentType):
+        if name == "locale" and not schema.localized:
+            return None
+        return SYSTEM_FIELDS.get(name)
+    return SYSTEM_FIELDS.get(name) if name == "id" else None
+
+
+class Cond:
+    """`field op value`; `value` is already converted to the bound parameter(s)."""
+
+    __slots__ = ("field", "op", "value")
+
+    def __init__(self, field: FieldRef, op: str, value: Any) -> None:
+        self.field = field
+        self.op = op
+        self.value = value
+
+
+class Group:
+    __slots__ = ("children", "op")
+
+    def __init__(self, op: str, children: list[Node]) -> None:
+        self.op = op  # "AND" | "OR"
+        self.children = children
+
+
+class Not:
+    __slots__ = ("child",)
+
+    def __init__(self, child: Node) -> None:
+        self.child = child
+
+
+Node = Cond | Group | Not
+
+
+@dataclass
+class Pagination:
+    mode: str = "page"  # "page" | "offset"
+    page: int = 1
+    page_size: int = 25
+    start: int = 0
+    limit: int = 25
+    with_count: bool = True
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.page_size if self.mode == "page" else self.start
+
+    @property
+    def size(self) -> int:
+        return self.page_size if self.mode == "page" else self.limit
+
+
+@dataclass
+class QuerySpec:
+    filters: Node | None = None
+    sort: list[tuple[FieldRef, bool]] = field(default_factory=list)  # (field, descending)
+    pagination: Pagination = field(default_factory=Pagination)
+    fields: list[str] | None = None  # attribute names; None means all
+    locale: str | None = None
+    status: str = "published"
+
+
+class FilterBuilder:
+    """Turns operator dictionaries into a filter tree, checked against a schema."""
+
+    def __init__(self, dialect: str, param: str = "filters", source: str = "query") -> None:
+        self.dialect = dialect
+        self.param = param
+        self.source = source
+
+    def invalid_key(self, key: str, path: list[str]) -> ValidationError:
+        return invalid_key(key, _field_path(path), self.param, self.source)
+
+    def invalid_value(self, path: list[str], value: Any, reason: str) -> ValidationError:
+        name = self.param + "".join(f"[{p}]" for p in path)
+        return ValidationError(
+            f"Invalid value {_show(value)} for {name}: {reason}",
+            {"key": path[-1] if path else "", "path": ".".join(path), "source": self.source,
+             "param": self.param, "value": value},
+        )
+
+    def build(self, schema: Schema, raw: Any, path: list[str] | None = None) -> Node | None:
+        path = path or []
+        if raw is None or raw == "":
+            return None
+        if isinstance(raw, list):
+            children = [self.build(schema, item, path) for item in raw]
+            kept = [c for c in children if c is not None]
+            return Group("AND", kept) if kept else None
+        if not isinstance(raw, dict):
+            if not path:
+                raise ValidationError("The filters parameter must be an object or an array")
+            raise self.invalid_value(path, raw, "expected an object of filters")
+        nodes: list[Node] = []
+        for key, value in raw.items():
+            if key in ("$and", "$or"):
+                items = value if isinstance(value, list) else (
+                    list(value.values()) if isinstance(value, dict) and value and all(
+                        k.isdigit() for k in value) else [value])
+                children = []
+                for i, item in enumerate(items):
+                    if not isinstance(item, dict):
+                        raise self.invalid_value([*path, key, str(i)], item,
+                                                 "expected an object of filters")
+                    child = self.build(schema, item, [*path, key, str(i)])
+                    if child is not None:
+                        children.append(child)
+                if children:
+                    nodes.append(Group("AND" if key == "$and" else "OR", children))
+            elif key == "$not":
+                child = self.build(schema, value, [*path, key])
+                if child is not None:
+                    nodes.append(Not(child))
+            else:
+                ref = field_ref(schema, key)
+                if ref is None:
+                    raise self.invalid_key(key, path)
+                nodes.append(self.field_filter(ref, value, [*path, key]))
+        if not nodes:
+            return None
+        return nodes[0] if len(nodes) == 1 else Group("AND", nodes)
+
+    def field_filter(self, ref: FieldRef, raw: Any, path: list[str]) -> Node:
+        if not isinstance(raw, dict):
+            # `filters[title]=x` means $eq, `filters[title][0]=x` means $in
+            op = "$in" if isinstance(raw, list) else "$eq"
+            return self.condition(ref, op, raw, [*path, op])
+        nodes: list[Node] = []
+        for op, value in raw.items():
+            if op in ("$and", "$or"):
+                items = value if isinstance(value, list) else [value]
+                children = []
+                for i, item in enumerate(items):
+                    if not isinstance(item, dict):
+                        raise self.invalid_value([*path, op, str(i)], item,
+                                                 "expected an object of operators")
+                    children.append(self.field_filter(ref, item, [*path, op, str(i)]))
+                if children:
+                    nodes.append(Group("AND" if op == "$and" else "OR", children))
+            elif op == "$not":
+                nodes.append(Not(self.field_filter(ref, value, [*path, op])))
+            elif op in ref.kind.operators:
+                nodes.append(self.condition(ref, op, value, [*path, op]))
+            else:
+                raise self.invalid_key(op, path)
+        if not nodes:
+            raise self.invalid_value(path, raw, "expected an operator")
+        return nodes[0] if len(nodes) == 1 else Group("AND", nodes)
+
+    def condition(self, ref: FieldRef, op: str, raw: Any, path: list[str]) -> Cond:
+        kind = ref.kind
+        if op in NULL_OPS:
+            try:
+                return Cond(ref, op, parse_bool(raw))
+            except ValueError:
+                raise self.invalid_value(path, raw, "expected true or false") from None
+        if op in ("$in", "$notIn", "$between"):
+            items = raw if isinstance(raw, list) else [raw]
+            if op == "$between" and len(items) != 2:
+                raise self.invalid_value(path, raw, "expected two values")
+            values = []
+            for i, item in enumerate(items):
+                values.append(self.operand(kind, item, [*path, str(i)] if len(items) > 1
+                                           or isinstance(raw, list) else path))
+            return Cond(ref, op, values)
+        if isinstance(raw, list) and op in ("$eq", "$ne"):
+            return self.condition(ref, "$in" if op == "$eq" else "$notIn", raw, path)
+        if raw is None and op in ("$eq", "$ne"):
+            return Cond(ref, "$null" if op == "$eq" else "$notNull", True)
+        if isinstance(raw, list | dict):
+            raise self.invalid_value(path, raw, "expected a single value")
+        if op in ("$contains", "$notContains", "$containsi", "$notContainsi", "$startsWith",
+                  "$startsWithi", "$endsWith", "$endsWithi", "$eqi", "$nei") and (
+                      not kind.text_native):
+            return Cond(ref, op, str(raw).lower() if isinstance(raw, bool) else str(raw))
+        return Cond(ref, op, self.operand(kind, raw, path))
+
+    def operand(self, kind: Kind, raw: Any, path: list[str]) -> Any:
+        if isinstance(raw, list | dict):
+            raise self.invalid_value(path, raw, "expected a single value")
+        try:
+            return kind.filter_value(raw, self.dialect)
+        except (ValueError, OverflowError) as exc:
+            reason = str(exc) or f"not a valid {kind.label}"
+            raise self.invalid_value(path, raw, reason) from None
+
+
+def _field_path(path: list[str]) -> str | None:
+    """The path of the enclosing field (logical groups and indexes left out)."""
+    names = [p for p in path if not p.startswith("$") and not p.isdigit()]
+    return ".".join(names) or None
+
+
+def invalid_key(key: str, path: str | None, param: str, source: str = "query"
+                ) -> ValidationError:
+    message = f"Invalid key {key}" + (f" at {path}" if path else "")
+    return ValidationError(message, {"key": key, "path": path, "source": source,
+                                     "param": param})
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    return repr(value)

@@ -1,0 +1,120 @@
+"""Compiles filter trees to SQL WHERE text. The text depends only on the tree's shape (fields,
+operators, list lengths) and is cached per shape; values always go as bound parameters."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from folio.content.spec import Cond, FieldRef, Group, Node, Not
+
+Shape = tuple[Any, ...]
+
+_SIMPLE = {"$eq": "=", "$ne": "<>", "$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="}
+_PATTERN_OPS = {
+    # op: (sqlite operator, postgres operator, prefix wildcard, suffix wildcard, negated)
+    "$contains": ("GLOB", "LIKE", True, True, False),
+    "$notContains": ("GLOB", "LIKE", True, True, True),
+    "$containsi": ("LIKE", "ILIKE", True, True, False),
+    "$notContainsi": ("LIKE", "ILIKE", True, True, True),
+    "$startsWith": ("GLOB", "LIKE", False, True, False),
+    "$startsWithi": ("LIKE", "ILIKE", False, True, False),
+    "$endsWith": ("GLOB", "LIKE", True, False, False),
+    "$endsWithi": ("LIKE", "ILIKE", True, False, False),
+    "$eqi": ("LIKE", "ILIKE", False, False, False),
+    "$nei": ("LIKE", "ILIKE", False, False, True),
+}
+
+
+def shape_of(node: Node) -> Shape:
+    if isinstance(node, Cond):
+        n = len(node.value) if node.op in ("$in", "$notIn") else 0
+        flag = bool(node.value) if node.op in ("$null", "$notNull") else None
+        return ("c", node.field, node.op, n, flag)
+    if isinstance(node, Group):
+        return ("g", node.op, tuple(shape_of(c) for c in node.children))
+    return ("n", shape_of(node.child))
+
+
+def params_of(node: Node, dialect: str, out: list[Any]) -> None:
+    if isinstance(node, Cond):
+        op = node.op
+        if op in ("$null", "$notNull"):
+            return
+        if op in ("$in", "$notIn", "$between"):
+            out.extend(node.value)
+            return
+        pattern = _PATTERN_OPS.get(op)
+        if pattern is not None:
+            out.append(_pattern(str(node.value), dialect, pattern))
+            return
+        out.append(node.value)
+    elif isinstance(node, Group):
+        for child in node.children:
+            params_of(child, dialect, out)
+    else:
+        params_of(node.child, dialect, out)
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _escape_glob(text: str) -> str:
+    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in text)
+
+
+def _pattern(text: str, dialect: str, spec: tuple[str, str, bool, bool, bool]) -> str:
+    sqlite_op, _, prefix, suffix, _ = spec
+    if dialect == "sqlite" and sqlite_op == "GLOB":
+        body, wild = _escape_glob(text), "*"
+    else:
+        body, wild = _escape_like(text), "%"
+    return (wild if prefix else "") + body + (wild if suffix else "")
+
+
+def _column(alias: str, ref: FieldRef, dialect: str, textual: bool) -> str:
+    col = f'{alias}."{ref.column}"'
+    if textual and not ref.kind.text_native:
+        return f"CAST({col} AS TEXT)"
+    return col
+
+
+@lru_cache(maxsize=4096)
+def where_sql(shape: Shape, dialect: str, alias: str) -> str:
+    tag = shape[0]
+    if tag == "g":
+        joiner = f" {shape[1]} "
+        return "(" + joiner.join(where_sql(s, dialect, alias) for s in shape[2]) + ")"
+    if tag == "n":
+        inner = where_sql(shape[1], dialect, alias)
+        # NOT over a condition that is NULL for a row would drop the row: count it as false
+        return f"NOT COALESCE({inner}, FALSE)" if dialect == "postgres" else (
+            f"NOT COALESCE({inner}, 0)")
+    _, ref, op, n, flag = shape
+    if op in ("$null", "$notNull"):
+        is_null = flag if op == "$null" else not flag
+        return f'{_column(alias, ref, dialect, False)} IS {"" if is_null else "NOT "}NULL'
+    if op in _SIMPLE:
+        return f"{_column(alias, ref, dialect, False)} {_SIMPLE[op]} ?"
+    if op in ("$in", "$notIn"):
+        col = _column(alias, ref, dialect, False)
+        if n == 0:
+            return "1 = 0" if op == "$in" else f"{col} IS NOT NULL"
+        marks = ", ".join("?" * n)
+        return f"{col} {'IN' if op == '$in' else 'NOT IN'} ({marks})"
+    if op == "$between":
+        return f"{_column(alias, ref, dialect, False)} BETWEEN ? AND ?"
+    sqlite_op, pg_op, _, _, negated = _PATTERN_OPS[op]
+    col = _column(alias, ref, dialect, True)
+    sql_op = sqlite_op if dialect == "sqlite" else pg_op
+    escape = " ESCAPE '\\'" if sql_op in ("LIKE", "ILIKE") else ""
+    return f"{col} {'NOT ' if negated else ''}{sql_op} ?{escape}"
+
+
+def compile_where(node: Node | None, dialect: str, alias: str = "t") -> tuple[str, list[Any]]:
+    if node is None:
+        return "", []
+    params: list[Any] = []
+    params_of(node, dialect, params)
+    return where_sql(shape_of(node), dialect, alias), params

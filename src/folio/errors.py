@@ -1,0 +1,126 @@
+"""The domain error hierarchy. The HTTP edge maps each error to the response envelope
+`{data: null, error: {status, name, message, details}}`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class FolioError(Exception):
+    """An error a client can see: it carries its HTTP status, name, message and details."""
+
+    status = 500
+    name = "ApplicationError"
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details: dict[str, Any] = details if details is not None else {}
+
+    def to_error(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "name": self.name,
+            "message": self.message,
+            "details": self.details,
+        }
+
+
+class ApplicationError(FolioError):
+    status = 400
+    name = "ApplicationError"
+
+
+class ValidationError(FolioError):
+    status = 400
+    name = "ValidationError"
+
+
+class PaginationError(FolioError):
+    status = 400
+    name = "PaginationError"
+
+
+class NotFoundError(FolioError):
+    status = 404
+    name = "NotFoundError"
+
+    def __init__(self, message: str = "Not Found", details: dict[str, Any] | None = None) -> None:
+        super().__init__(message, details)
+
+
+class MethodNotAllowedError(FolioError):
+    status = 405
+    name = "MethodNotAllowedError"
+
+    def __init__(
+        self, message: str = "Method Not Allowed", details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, details)
+
+
+class ForbiddenError(FolioError):
+    status = 403
+    name = "ForbiddenError"
+
+    def __init__(self, message: str = "Forbidden", details: dict[str, Any] | None = None) -> None:
+        super().__init__(message, details)
+
+
+class UnauthorizedError(FolioError):
+    status = 401
+    name = "UnauthorizedError"
+
+    def __init__(
+        self, message: str = "Missing or invalid credentials", details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, details)
+
+
+class PayloadTooLargeError(FolioError):
+    status = 413
+    name = "PayloadTooLargeError"
+
+
+class InternalError(FolioError):
+    status = 500
+    name = "InternalServerError"
+
+    def __init__(
+        self, message: str = "Internal Server Error", details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, details)
+
+
+class FieldError:
+    """One problem with one input path, as listed in `details.errors`."""
+
+    __slots__ = ("message", "path", "value")
+
+    def __init__(self, path: list[str | int], message: str, value: Any = None) -> None:
+        self.path = path
+        self.message = message
+        self.value = value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "message": self.message,
+            "name": "ValidationError",
+            "value": self.value,
+        }
+
+
+def validation_failed(errors: list[FieldError]) -> ValidationError:
+    """Builds the error for a list of field problems; the message follows the reference
+    (the single problem's message, or a count when there are several)."""
+    message = errors[0].message if len(errors) == 1 else f"{len(errors)} errors occurred"
+    return ValidationError(message, {"errors": [e.to_dict() for e in errors]})
+
+
+class ConfigError(Exception):
+    """A problem in the app's models or configuration that stops start-up."""
+
+
+class SchemaSyncError(ConfigError):
+    """A database schema change that would lose data."""

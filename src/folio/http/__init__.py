@@ -1,0 +1,1 @@
+"""The HTTP edge: the ASGI app, routing, errors, and the REST content API."""

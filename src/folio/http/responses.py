@@ -1,0 +1,27 @@
+"""JSON responses encoded with orjson, and the error envelope."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from folio.errors import FolioError
+
+JSON_TYPE = "application/json; charset=utf-8"
+
+
+class JSONResponse(Response):
+    media_type = JSON_TYPE
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
+
+
+def json_response(content: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(content), status_code=status, media_type=JSON_TYPE)
+
+
+def error_response(error: FolioError) -> Response:
+    return json_response({"data": None, "error": error.to_error()}, error.status)

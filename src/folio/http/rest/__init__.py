@@ -1,0 +1,1 @@
+"""The REST content API: query-string parsing, find parameters, endpoints."""

@@ -1,0 +1,169 @@
+"""The generated REST endpoints of content types:
+
+  collection types: GET/POST /api/:plural, GET/PUT/DELETE /api/:plural/:documentId
+  single types:     GET/PUT/DELETE /api/:singular
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from folio.content.validation import require_data
+from folio.errors import MethodNotAllowedError, NotFoundError, PayloadTooLargeError, \
+    ValidationError
+from folio.http.responses import json_response
+from folio.http.rest.params import page_meta, parse_find, parse_locale, parse_read
+from folio.http.rest.qs import parse_qs
+from folio.schema.model import ContentType
+
+if TYPE_CHECKING:
+    from folio.http.app import Folio
+
+EMPTY: dict[str, Any] = {}
+
+
+def _params(request: Request) -> dict[str, Any]:
+    query = request.scope.get("query_string", b"")
+    return parse_qs(query.decode("latin-1")) if query else EMPTY
+
+
+async def read_json(request: Request, limit: int) -> Any:
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise PayloadTooLargeError(f"Request body is larger than {limit} bytes")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise PayloadTooLargeError(f"Request body is larger than {limit} bytes")
+    if not body.strip():
+        return {}
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise ValidationError("Invalid JSON in the request body") from None
+
+
+def _body_locale(ct: ContentType, data: dict[str, Any], params: dict[str, Any]) -> Any:
+    """`locale` from the query, else from `data` (the spec honours both)."""
+    if params.get("locale") not in (None, ""):
+        return params.get("locale")
+    return data.get("locale")
+
+
+class ContentEndpoints:
+    def __init__(self, folio: Folio) -> None:
+        self.folio = folio
+        self.settings = folio.settings
+        self.routes = folio.registry.by_route
+
+    def _type(self, request: Request) -> ContentType:
+        ct = self.routes.get(request.path_params["name"])
+        if ct is None:
+            raise NotFoundError()
+        return ct
+
+    async def _authorize(self, request: Request, ct: ContentType, action: str) -> None:
+        await self.folio.access.authorize(request, f"{ct.uid}.{action}")
+
+    async def root(self, request: Request) -> Response:
+        """/api/:name — a collection type by its plural, a single type by its singular."""
+        ct = self._type(request)
+        method = request.method
+        if ct.is_single:
+            if ct.singular != request.path_params["name"]:
+                raise NotFoundError()
+            if method in ("GET", "HEAD"):
+                return await self._find_one(request, ct, None, "find")
+            if method == "PUT":
+                return await self._update(request, ct, None)
+            if method == "DELETE":
+                return await self._delete(request, ct, None)
+            raise MethodNotAllowedError()
+        if ct.plural != request.path_params["name"]:
+            raise NotFoundError()
+        if method in ("GET", "HEAD"):
+            return await self._find(request, ct)
+        if method == "POST":
+            return await self._create(request, ct)
+        raise MethodNotAllowedError()
+
+    async def document(self, request: Request) -> Response:
+        """/api/:plural/:documentId"""
+        ct = self._type(request)
+        if ct.is_single or ct.plural != request.path_params["name"]:
+            raise NotFoundError()
+        document_id = request.path_params["document_id"]
+        method = request.method
+        if method in ("GET", "HEAD"):
+            return await self._find_one(request, ct, document_id, "findOne")
+        if method == "PUT":
+            return await self._update(request, ct, document_id)
+        if method == "DELETE":
+            return await self._delete(request, ct, document_id)
+        raise MethodNotAllowedError()
+
+    async def _find(self, request: Request, ct: ContentType) -> Response:
+        await self._authorize(request, ct, "find")
+        spec = parse_find(ct, _params(request), self.settings, self.folio.db.dialect)
+        docs, total = await self.folio.documents.find(ct, spec)
+        return json_response({"data": docs, "meta": page_meta(spec.pagination, total)})
+
+    async def _find_one(self, request: Request, ct: ContentType, document_id: str | None,
+                        action: str) -> Response:
+        await self._authorize(request, ct, action)
+        spec = parse_read(ct, _params(request), self.settings)
+        doc = await self.folio.documents.find_one(ct, document_id or "", spec)
+        if doc is None:
+            raise NotFoundError()
+        return json_response({"data": doc, "meta": {}})
+
+    async def _create(self, request: Request, ct: ContentType) -> Response:
+        await self._authorize(request, ct, "create")
+        params = _params(request)
+        spec = parse_read(ct, params, self.settings)
+        data = require_data(await read_json(request, self.settings.max_body_bytes))
+        locale = parse_locale(ct, _body_locale(ct, data, params), self.settings)
+        doc = await self.folio.documents.create(ct, data, locale=locale, status=spec.status)
+        doc.pop("id", None)
+        return json_response({"data": _pick(doc, spec.fields), "meta": {}}, 201)
+
+    async def _update(self, request: Request, ct: ContentType, document_id: str | None
+                      ) -> Response:
+        await self._authorize(request, ct, "update")
+        params = _params(request)
+        spec = parse_read(ct, params, self.settings)
+        data = require_data(await read_json(request, self.settings.max_body_bytes))
+        if "locale" in data and ct.localized and data["locale"] not in (None, spec.locale):
+            raise ValidationError("The locale of an existing document cannot be changed",
+                                  {"errors": [{"path": ["locale"], "message": "The locale of "
+                                               "an existing document cannot be changed",
+                                               "name": "ValidationError",
+                                               "value": data["locale"]}]})
+        doc = await self.folio.documents.update(ct, document_id, data, locale=spec.locale,
+                                                status=spec.status)
+        return json_response({"data": _pick(doc, spec.fields), "meta": {}})
+
+    async def _delete(self, request: Request, ct: ContentType, document_id: str | None
+                      ) -> Response:
+        await self._authorize(request, ct, "delete")
+        params = _params(request)
+        locale = None
+        if params.get("locale") not in (None, ""):
+            locale = parse_locale(ct, params.get("locale"), self.settings)
+        await self.folio.documents.delete(ct, document_id, locale=locale)
+        return Response(status_code=204)
+
+
+def _pick(doc: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
+    if fields is None:
+        return doc
+    out = {k: doc[k] for k in ("id", "documentId") if k in doc}
+    for name in fields:
+        if name in doc:
+            out[name] = doc[name]
+    return out

@@ -1,0 +1,1 @@
+"""Content-type and component models: loading, validation, attribute kinds, registry."""

@@ -1,0 +1,1 @@
+"""Database access: drivers (SQLite, PostgreSQL), dialect differences, schema sync."""

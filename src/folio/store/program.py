@@ -1,0 +1,43 @@
+"""Database programs: generators that yield statements and receive their results.
+
+The document core writes each read or write as one generator, so the same logic runs on
+SQLite (driven synchronously inside a worker thread: one thread hop per request) and on
+PostgreSQL (driven with awaits on an asyncpg connection)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import Any
+
+Row = Sequence[Any]
+
+
+class Stmt:
+    """One statement with `?` placeholders; `rows` says whether its rows are wanted."""
+
+    __slots__ = ("params", "rows", "sql")
+
+    def __init__(self, sql: str, params: Sequence[Any] = (), rows: bool = True) -> None:
+        self.sql = sql
+        self.params = params
+        self.rows = rows
+
+
+class Batch:
+    """Several statements run in order; the program receives a list of row lists."""
+
+    __slots__ = ("stmts",)
+
+    def __init__(self, stmts: list[Stmt]) -> None:
+        self.stmts = stmts
+
+
+Program = Generator[Stmt | Batch, Any, Any]
+
+
+def query(sql: str, params: Sequence[Any] = ()) -> Stmt:
+    return Stmt(sql, params, True)
+
+
+def execute(sql: str, params: Sequence[Any] = ()) -> Stmt:
+    return Stmt(sql, params, False)

@@ -1,0 +1,118 @@
+"""SQLite driver: WAL, one writer connection on its own thread, reader connections on a small
+thread pool (SQLite releases the GIL while it works, so reads run in parallel)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from folio.store.database import Database
+from folio.store.program import Batch, Program, Stmt
+
+READERS = 3
+
+
+def sqlite_path(url: str, app_dir: str | None) -> str:
+    """`sqlite:///relative/to/app.db` (three slashes) or `sqlite:////absolute.db` (four)."""
+    rest = url.split(":", 1)[1]
+    if rest.startswith("//"):
+        rest = rest[2:]
+    if rest.startswith("/"):
+        rest = rest[1:]
+    if rest in ("", ":memory:"):
+        raise ValueError("SQLite needs a file: an in-memory database cannot be shared")
+    path = Path(rest)
+    if not path.is_absolute():
+        path = Path(app_dir or ".") / path
+    return str(path)
+
+
+class SqliteDatabase(Database):
+    dialect = "sqlite"
+
+    def __init__(self, url: str, app_dir: str | None = None) -> None:
+        self.url = url
+        self.path = sqlite_path(url, app_dir)
+        self._local = threading.local()
+        self._readers = ThreadPoolExecutor(READERS, thread_name_prefix="folio-sqlite-read")
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="folio-sqlite-write")
+        self._count = 0
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 10000")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA cache_size = -16000")
+        return conn
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+        return conn
+
+    async def start(self) -> None:
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, isolation_level=None)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.close()
+
+    async def close(self) -> None:
+        def close_one() -> None:
+            conn = getattr(self._local, "conn", None)
+            if conn is not None:
+                conn.close()
+                self._local.conn = None
+
+        await asyncio.get_running_loop().run_in_executor(self._writer, close_one)
+        self._readers.shutdown(wait=True)
+        self._writer.shutdown(wait=True)
+
+    def _run(self, conn: sqlite3.Connection, program: Program) -> Any:
+        try:
+            step = next(program)
+            while True:
+                if isinstance(step, Batch):
+                    result: Any = [self._one(conn, s) for s in step.stmts]
+                else:
+                    result = self._one(conn, step)
+                step = program.send(result)
+        except StopIteration as stop:
+            return stop.value
+
+    def _one(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
+        self._count += 1
+        cursor = conn.execute(stmt.sql, stmt.params)
+        if stmt.rows:
+            return cursor.fetchall()
+        return cursor.rowcount
+
+    def _read_sync(self, program: Program) -> Any:
+        return self._run(self._conn(), program)
+
+    def _write_sync(self, program: Program) -> Any:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = self._run(conn, program)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return result
+
+    async def read(self, program: Program) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(
+            self._readers, self._read_sync, program
+        )
+
+    async def write(self, program: Program) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(
+            self._writer, self._write_sync, program
+        )
