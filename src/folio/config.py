@@ -112,12 +112,13 @@ def _database_url(db: dict[str, Any]) -> str | None:
         user = c.get("user", "postgres")
         password = c.get("password")
         auth = f"{user}:{password}@" if password else f"{user}@"
-        return (f"postgresql://{auth}{c.get('host', '127.0.0.1')}:{c.get('port', 5432)}/"
-                f"{c.get('database', 'folio')}")
+        return (
+            f"postgresql://{auth}{c.get('host', '127.0.0.1')}:{c.get('port', 5432)}/"
+            f"{c.get('database', 'folio')}"
+        )
     if client in ("sqlite", "better-sqlite3", "sqlite3"):
         filename = (connection or {}).get("filename", ".tmp/data.db")
-        return f"sqlite:///{filename}" if not str(filename).startswith("/") else (
-            f"sqlite:///{filename}")
+        return f"sqlite:///{filename}"
     return None
 
 

@@ -36,6 +36,11 @@ class ValidationError(FolioError):
     name = "ValidationError"
 
 
+class SyntaxError(FolioError):
+    status = 400
+    name = "SyntaxError"
+
+
 class PaginationError(FolioError):
     status = 400
     name = "PaginationError"

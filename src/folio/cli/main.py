@@ -28,8 +28,12 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     host = args.host or settings.host
     port = args.port or settings.port
     options: dict[str, object] = {
-        "host": host, "port": port, "factory": True, "log_level": args.log_level,
-        "access_log": args.access_log, "server_header": False,
+        "host": host,
+        "port": port,
+        "factory": True,
+        "log_level": args.log_level,
+        "access_log": args.access_log,
+        "server_header": False,
     }
     try:
         import uvloop  # noqa: F401
@@ -40,8 +44,11 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         pass
     if reload:
         options["reload"] = True
-        options["reload_dirs"] = [str(app_dir / "src"), str(app_dir / "config"),
-                                  str(Path(__file__).resolve().parents[1])]
+        options["reload_dirs"] = [
+            str(app_dir / "src"),
+            str(app_dir / "config"),
+            str(Path(__file__).resolve().parents[1]),
+        ]
         options["reload_includes"] = ["*.py", "*.json"]
     elif args.workers and args.workers > 1:
         options["workers"] = args.workers

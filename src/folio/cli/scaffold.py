@@ -23,8 +23,12 @@ SEO = {
 ARTICLE = {
     "kind": "collectionType",
     "collectionName": "articles",
-    "info": {"singularName": "article", "pluralName": "articles", "displayName": "Article",
-             "description": "A blog post"},
+    "info": {
+        "singularName": "article",
+        "pluralName": "articles",
+        "displayName": "Article",
+        "description": "A blog post",
+    },
     "options": {"draftAndPublish": True},
     "pluginOptions": I18N,
     "attributes": {
@@ -36,28 +40,43 @@ ARTICLE = {
         "readingMinutes": {"type": "integer", "min": 0},
         "publishDate": {"type": "date"},
         "cover": {"type": "media", "multiple": False, "allowedTypes": ["images"]},
-        "category": {"type": "relation", "relation": "manyToOne",
-                     "target": "api::category.category", "inversedBy": "articles"},
-        "author": {"type": "relation", "relation": "manyToOne",
-                   "target": "api::author.author", "inversedBy": "articles"},
-        "seo": {"type": "component", "repeatable": False, "component": "shared.seo",
-                "pluginOptions": I18N},
+        "category": {
+            "type": "relation",
+            "relation": "manyToOne",
+            "target": "api::category.category",
+            "inversedBy": "articles",
+        },
+        "author": {
+            "type": "relation",
+            "relation": "manyToOne",
+            "target": "api::author.author",
+            "inversedBy": "articles",
+        },
+        "seo": {
+            "type": "component",
+            "repeatable": False,
+            "component": "shared.seo",
+            "pluginOptions": I18N,
+        },
     },
 }
 
 CATEGORY = {
     "kind": "collectionType",
     "collectionName": "categories",
-    "info": {"singularName": "category", "pluralName": "categories",
-             "displayName": "Category"},
+    "info": {"singularName": "category", "pluralName": "categories", "displayName": "Category"},
     "options": {"draftAndPublish": False},
     "pluginOptions": {},
     "attributes": {
         "name": {"type": "string", "required": True, "unique": True},
         "slug": {"type": "uid", "targetField": "name"},
         "description": {"type": "text"},
-        "articles": {"type": "relation", "relation": "oneToMany",
-                     "target": "api::article.article", "mappedBy": "category"},
+        "articles": {
+            "type": "relation",
+            "relation": "oneToMany",
+            "target": "api::article.article",
+            "mappedBy": "category",
+        },
     },
 }
 
@@ -72,8 +91,12 @@ AUTHOR = {
         "email": {"type": "email", "unique": True},
         "bio": {"type": "text"},
         "avatar": {"type": "media", "multiple": False, "allowedTypes": ["images"]},
-        "articles": {"type": "relation", "relation": "oneToMany",
-                     "target": "api::article.article", "mappedBy": "author"},
+        "articles": {
+            "type": "relation",
+            "relation": "oneToMany",
+            "target": "api::article.article",
+            "mappedBy": "author",
+        },
     },
 }
 
@@ -86,8 +109,12 @@ GLOBAL = {
     "attributes": {
         "siteName": {"type": "string", "required": True, "pluginOptions": I18N},
         "siteDescription": {"type": "text", "pluginOptions": I18N},
-        "defaultSeo": {"type": "component", "repeatable": False, "component": "shared.seo",
-                       "pluginOptions": I18N},
+        "defaultSeo": {
+            "type": "component",
+            "repeatable": False,
+            "component": "shared.seo",
+            "pluginOptions": I18N,
+        },
     },
 }
 
@@ -98,7 +125,7 @@ CONFIG: dict[str, Any] = {
     "i18n": {"defaultLocale": "en", "locales": [{"code": "en", "name": "English (en)"}]},
 }
 
-INDEX_PY = '''"""App hooks: `register(app)` runs before the server starts, `bootstrap(app)` after."""
+INDEX_PY = '''"""App hooks: `register(app)` runs before serving, `bootstrap(app)` after start."""
 
 
 def register(app):
@@ -136,7 +163,8 @@ def scaffold(target: Path) -> list[Path]:
     (target / "public" / "uploads").mkdir(parents=True, exist_ok=True)
     (target / "public" / "uploads" / ".keep").write_text("")
     (target / ".gitignore").write_text(".tmp/\npublic/uploads/*\n!public/uploads/.keep\n.env\n")
-    (target / ".env.example").write_text("HOST=127.0.0.1\nPORT=1337\n# DATABASE_URL=postgresql"
-                                         "://postgres@127.0.0.1:5432/folio\n")
+    (target / ".env.example").write_text(
+        "HOST=127.0.0.1\nPORT=1337\n# DATABASE_URL=postgresql://postgres@127.0.0.1:5432/folio\n"
+    )
     files.append(index)
     return files

@@ -53,8 +53,11 @@ class TypeReader:
         cols: list[str] = [f"{alias}.id", f"{alias}.document_id"]
         keys: list[str] = ["id", "documentId"]
         convert: list[tuple[int, Converter]] = []
-        system = {"createdAt": "created_at", "updatedAt": "updated_at",
-                  "publishedAt": "published_at"}
+        system = {
+            "createdAt": "created_at",
+            "updatedAt": "updated_at",
+            "publishedAt": "published_at",
+        }
         if fields is None:
             names = [a.name for a in self.visible] + list(system)
             if self.ct.localized:
@@ -80,8 +83,9 @@ class TypeReader:
         self._selections[key] = sel
         return sel
 
-    def version_where(self, status: str, locale: str | None, alias: str = "t"
-                      ) -> tuple[list[str], list[Any]]:
+    def version_where(
+        self, status: str, locale: str | None, alias: str = "t"
+    ) -> tuple[list[str], list[Any]]:
         """Conditions choosing one version per document: status and locale."""
         parts: list[str] = []
         params: list[Any] = []
@@ -115,7 +119,8 @@ class TypeReader:
         count_sql = self._statements.get(count_key)
         if count_sql is None:
             count_sql = f'SELECT COUNT(*) FROM "{self.ct.table}" t' + (
-                f" WHERE {where}" if where else "")
+                f" WHERE {where}" if where else ""
+            )
             self._statements[count_key] = count_sql
         page = spec.pagination
         return page_sql, [*params, page.size, page.offset], count_sql, params
@@ -132,8 +137,9 @@ class TypeReader:
             items.append("t.id ASC")
         return ", ".join(items)
 
-    def one_statement(self, fields: list[str] | None, status: str, locale: str | None
-                      ) -> tuple[str, list[Any]]:
+    def one_statement(
+        self, fields: list[str] | None, status: str, locale: str | None
+    ) -> tuple[str, list[Any]]:
         parts, params = self.version_where(status, locale)
         key = ("one", tuple(fields) if fields is not None else None, status, bool(locale))
         sql = self._statements.get(key)
@@ -144,15 +150,19 @@ class TypeReader:
             self._statements[key] = sql
         return sql, params
 
-    def single_statement(self, fields: list[str] | None, status: str, locale: str | None
-                         ) -> tuple[str, list[Any]]:
+    def single_statement(
+        self, fields: list[str] | None, status: str, locale: str | None
+    ) -> tuple[str, list[Any]]:
         """The one document of a single type."""
         parts, params = self.version_where(status, locale)
         key = ("single", tuple(fields) if fields is not None else None, status, bool(locale))
         sql = self._statements.get(key)
         if sql is None:
             sel = self.selection(fields)
-            sql = f'SELECT {sel.sql} FROM "{self.ct.table}" t' + (
-                " WHERE " + " AND ".join(parts) if parts else "") + " ORDER BY t.id LIMIT 1"
+            sql = (
+                f'SELECT {sel.sql} FROM "{self.ct.table}" t'
+                + (" WHERE " + " AND ".join(parts) if parts else "")
+                + " ORDER BY t.id LIMIT 1"
+            )
             self._statements[key] = sql
         return sql, params

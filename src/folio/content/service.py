@@ -25,8 +25,9 @@ class DocumentService:
         self.db = db
         self.dialect = db.dialect
         self.default_locale = default_locale
-        self.readers = {uid: TypeReader(ct, db.dialect) for uid, ct in
-                        registry.content_types.items()}
+        self.readers = {
+            uid: TypeReader(ct, db.dialect) for uid, ct in registry.content_types.items()
+        }
         self._insert_sql: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def reader(self, ct: ContentType) -> TypeReader:
@@ -41,8 +42,9 @@ class DocumentService:
 
         def program() -> Program:
             if with_count:
-                rows, counted = yield Batch([query(page_sql, page_params),
-                                             query(count_sql, count_params)])
+                rows, counted = yield Batch(
+                    [query(page_sql, page_params), query(count_sql, count_params)]
+                )
                 return rows, counted[0][0]
             rows = yield query(page_sql, page_params)
             return rows, -1
@@ -50,8 +52,9 @@ class DocumentService:
         rows, total = await self.db.read(program())
         return sel.documents(rows), total
 
-    async def find_one(self, ct: ContentType, document_id: str, spec: QuerySpec
-                       ) -> dict[str, Any] | None:
+    async def find_one(
+        self, ct: ContentType, document_id: str, spec: QuerySpec
+    ) -> dict[str, Any] | None:
         reader = self.reader(ct)
         if ct.is_single:
             sql, params = reader.single_statement(spec.fields, spec.status, spec.locale)
@@ -92,26 +95,42 @@ class DocumentService:
 
     def _db_values(self, written: Written) -> dict[str, Any]:
         d = self.dialect
-        return {attr.column: attr.kind.to_db(value, d) for attr, value in written.values.items()
-                if attr.column is not None}
+        return {
+            attr.column: attr.kind.to_db(value, d)
+            for attr, value in written.values.items()
+            if attr.column is not None
+        }
 
-    def _check_unique(self, ct: ContentType, written: Written, document_id: str | None,
-                      locale: str | None, draft: bool) -> Program:
+    def _check_unique(
+        self,
+        ct: ContentType,
+        written: Written,
+        document_id: str | None,
+        locale: str | None,
+        draft: bool,
+    ) -> Program:
         errors: list[FieldError] = []
         for attr, value in written.values.items():
-            if not attr.unique and attr.type != "uid" or value is None:
+            if (not attr.unique and attr.type != "uid") or value is None:
                 continue
-            sql, params = self._unique_sql(ct, attr, attr.kind.to_db(value, self.dialect),
-                                           document_id, locale, draft)
+            sql, params = self._unique_sql(
+                ct, attr, attr.kind.to_db(value, self.dialect), document_id, locale, draft
+            )
             rows = yield query(sql, params)
             if rows:
                 errors.append(FieldError([attr.name], "This attribute must be unique", value))
         if errors:
             raise validation_failed(errors)
 
-    def _unique_sql(self, ct: ContentType, attr: Attribute, value: Any,
-                    document_id: str | None, locale: str | None, draft: bool
-                    ) -> tuple[str, list[Any]]:
+    def _unique_sql(
+        self,
+        ct: ContentType,
+        attr: Attribute,
+        value: Any,
+        document_id: str | None,
+        locale: str | None,
+        draft: bool,
+    ) -> tuple[str, list[Any]]:
         parts = [f't."{attr.column}" = ?']
         params: list[Any] = [value]
         if document_id is not None:
@@ -126,12 +145,20 @@ class DocumentService:
 
     def _check_links(self, written: Written) -> None:
         if written.links:
-            errors = [FieldError([a.name], f"{a.name}: writing {a.type} attributes is not "
-                                 "available", v) for a, v in written.links.items()]
+            errors = [
+                FieldError([a.name], f"{a.name}: writing {a.type} attributes is not available", v)
+                for a, v in written.links.items()
+            ]
             raise validation_failed(errors)
 
-    async def create(self, ct: ContentType, data: dict[str, Any], *, locale: str | None = None,
-                     status: str = "published") -> dict[str, Any]:
+    async def create(
+        self,
+        ct: ContentType,
+        data: dict[str, Any],
+        *,
+        locale: str | None = None,
+        status: str = "published",
+    ) -> dict[str, Any]:
         written = validate_data(ct, data, partial=False)
         self._check_links(written)
         locale = self._locale_for(ct, locale)
@@ -144,8 +171,13 @@ class DocumentService:
                 yield from self._check_unique(ct, written, None, locale, False)
             now = TIMESTAMP_KIND.to_db(now_utc(), d)
             document_id = new_document_id()
-            base = {"document_id": document_id, **self._db_values(written),
-                    "created_at": now, "updated_at": now, "locale": locale}
+            base = {
+                "document_id": document_id,
+                **self._db_values(written),
+                "created_at": now,
+                "updated_at": now,
+                "locale": locale,
+            }
             if ct.draft_and_publish:
                 row_id = yield from self._insert(ct, {**base, "published_at": None})
                 if not draft_only:
@@ -157,8 +189,15 @@ class DocumentService:
 
         return dict(await self.db.write(program()))
 
-    async def update(self, ct: ContentType, document_id: str | None, data: dict[str, Any], *,
-                     locale: str | None = None, status: str = "published") -> dict[str, Any]:
+    async def update(
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        data: dict[str, Any],
+        *,
+        locale: str | None = None,
+        status: str = "published",
+    ) -> dict[str, Any]:
         """Partial update of one locale version; for single types (document_id None) the
         document is created when absent."""
         written = validate_data(ct, data, partial=True)
@@ -173,7 +212,8 @@ class DocumentService:
                 rows = yield query(f'SELECT document_id FROM "{ct.table}" ORDER BY id LIMIT 1')
                 if not rows:
                     created = yield from self._create_version(
-                        ct, new_document_id(), written, data, locale, draft_only)
+                        ct, new_document_id(), written, data, locale, draft_only
+                    )
                     return created
                 doc_id = rows[0][0]
             version = "t.published_at IS NULL" if ct.draft_and_publish else "1 = 1"
@@ -182,15 +222,18 @@ class DocumentService:
             if ct.localized:
                 where += " AND t.locale = ?"
                 params.append(locale)
-            rows = yield query(f'SELECT t.id FROM "{ct.table}" t WHERE {where} AND {version}',
-                               params)
+            rows = yield query(
+                f'SELECT t.id FROM "{ct.table}" t WHERE {where} AND {version}', params
+            )
             if not rows:
                 exists = yield query(
-                    f'SELECT 1 FROM "{ct.table}" t WHERE t.document_id = ? LIMIT 1', (doc_id,))
+                    f'SELECT 1 FROM "{ct.table}" t WHERE t.document_id = ? LIMIT 1', (doc_id,)
+                )
                 if not exists:
                     raise NotFoundError()
                 created = yield from self._create_version(
-                    ct, doc_id, written, data, locale, draft_only)
+                    ct, doc_id, written, data, locale, draft_only
+                )
                 return created
             row_id = int(rows[0][0])
             yield from self._check_unique(ct, written, doc_id, locale, ct.draft_and_publish)
@@ -199,8 +242,9 @@ class DocumentService:
             now = TIMESTAMP_KIND.to_db(now_utc(), d)
             values = {**self._db_values(written), "updated_at": now}
             sets = ", ".join(f'"{c}" = ?' for c in values)
-            yield execute(f'UPDATE "{ct.table}" SET {sets} WHERE id = ?',
-                          [*values.values(), row_id])
+            yield execute(
+                f'UPDATE "{ct.table}" SET {sets} WHERE id = ?', [*values.values(), row_id]
+            )
             yield from self._sync_shared(ct, written, doc_id, row_id)
             if ct.draft_and_publish and not draft_only:
                 row_id = yield from self._publish_row(ct, doc_id, row_id, locale, now)
@@ -209,8 +253,15 @@ class DocumentService:
 
         return dict(await self.db.write(program()))
 
-    def _create_version(self, ct: ContentType, document_id: str, written: Written,
-                        data: dict[str, Any], locale: str | None, draft_only: bool) -> Program:
+    def _create_version(
+        self,
+        ct: ContentType,
+        document_id: str,
+        written: Written,
+        data: dict[str, Any],
+        locale: str | None,
+        draft_only: bool,
+    ) -> Program:
         """A new locale version (or the first version of a single type): the update's data
         must then be a valid create."""
         full = validate_data(ct, data, partial=False)
@@ -218,8 +269,13 @@ class DocumentService:
         d = self.dialect
         yield from self._check_unique(ct, full, document_id, locale, ct.draft_and_publish)
         now = TIMESTAMP_KIND.to_db(now_utc(), d)
-        base = {"document_id": document_id, **self._db_values(full), "created_at": now,
-                "updated_at": now, "locale": locale}
+        base = {
+            "document_id": document_id,
+            **self._db_values(full),
+            "created_at": now,
+            "updated_at": now,
+            "locale": locale,
+        }
         if ct.draft_and_publish:
             row_id = yield from self._insert(ct, {**base, "published_at": None})
             if not draft_only:
@@ -229,39 +285,52 @@ class DocumentService:
         doc = yield from self._read_back(ct, row_id)
         return doc
 
-    def _sync_shared(self, ct: ContentType, written: Written, document_id: str,
-                     row_id: int) -> Program:
+    def _sync_shared(
+        self, ct: ContentType, written: Written, document_id: str, row_id: int
+    ) -> Program:
         """Non-localized attributes hold one value for every locale version."""
         if not ct.localized:
             return
-        shared = {attr.column: attr.kind.to_db(value, self.dialect)
-                  for attr, value in written.values.items()
-                  if not attr.localized and attr.column is not None}
+        shared = {
+            attr.column: attr.kind.to_db(value, self.dialect)
+            for attr, value in written.values.items()
+            if not attr.localized and attr.column is not None
+        }
         if not shared:
             return
         sets = ", ".join(f'"{c}" = ?' for c in shared)
-        yield execute(f'UPDATE "{ct.table}" SET {sets} WHERE document_id = ? AND id <> ?',
-                      [*shared.values(), document_id, row_id])
+        yield execute(
+            f'UPDATE "{ct.table}" SET {sets} WHERE document_id = ? AND id <> ?',
+            [*shared.values(), document_id, row_id],
+        )
 
-    def _publish_row(self, ct: ContentType, document_id: str, draft_id: int,
-                     locale: str | None, now: Any) -> Program:
+    def _publish_row(
+        self, ct: ContentType, document_id: str, draft_id: int, locale: str | None, now: Any
+    ) -> Program:
         """Replaces the published version with a copy of the draft."""
-        where, params = "document_id = ? AND published_at IS NOT NULL", [document_id]
+        where = "document_id = ? AND published_at IS NOT NULL"
+        params: list[Any] = [document_id]
         if ct.localized:
             where += " AND locale = ?"
             params.append(locale)
         yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
-        cols = ["document_id", *[a.column for a in ct.scalar_attributes if a.column],
-                "created_at", "locale"]
+        cols = [
+            "document_id",
+            *[a.column for a in ct.scalar_attributes if a.column is not None],
+            "created_at",
+            "locale",
+        ]
         names = ", ".join(f'"{c}"' for c in cols)
         rows = yield query(
             f'INSERT INTO "{ct.table}" ({names}, updated_at, published_at) '
             f'SELECT {names}, ?, ? FROM "{ct.table}" WHERE id = ? RETURNING id',
-            [now, now, draft_id])
+            [now, now, draft_id],
+        )
         return int(rows[0][0])
 
-    async def delete(self, ct: ContentType, document_id: str | None, *,
-                     locale: str | None = None) -> None:
+    async def delete(
+        self, ct: ContentType, document_id: str | None, *, locale: str | None = None
+    ) -> None:
         """Deletes every version of a document, or only the versions of one locale."""
 
         def program() -> Program:

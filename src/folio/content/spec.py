@@ -129,8 +129,13 @@ class FilterBuilder:
         name = self.param + "".join(f"[{p}]" for p in path)
         return ValidationError(
             f"Invalid value {_show(value)} for {name}: {reason}",
-            {"key": path[-1] if path else "", "path": ".".join(path), "source": self.source,
-             "param": self.param, "value": value},
+            {
+                "key": path[-1] if path else "",
+                "path": ".".join(path),
+                "source": self.source,
+                "param": self.param,
+                "value": value,
+            },
         )
 
     def build(self, schema: Schema, raw: Any, path: list[str] | None = None) -> Node | None:
@@ -138,8 +143,7 @@ class FilterBuilder:
         if raw is None or raw == "":
             return None
         if isinstance(raw, list):
-            children = [self.build(schema, item, path) for item in raw]
-            kept = [c for c in children if c is not None]
+            kept = [c for item in raw if (c := self.build(schema, item, path)) is not None]
             return Group("AND", kept) if kept else None
         if not isinstance(raw, dict):
             if not path:
@@ -148,14 +152,21 @@ class FilterBuilder:
         nodes: list[Node] = []
         for key, value in raw.items():
             if key in ("$and", "$or"):
-                items = value if isinstance(value, list) else (
-                    list(value.values()) if isinstance(value, dict) and value and all(
-                        k.isdigit() for k in value) else [value])
+                items = (
+                    value
+                    if isinstance(value, list)
+                    else (
+                        list(value.values())
+                        if isinstance(value, dict) and value and all(k.isdigit() for k in value)
+                        else [value]
+                    )
+                )
                 children = []
                 for i, item in enumerate(items):
                     if not isinstance(item, dict):
-                        raise self.invalid_value([*path, key, str(i)], item,
-                                                 "expected an object of filters")
+                        raise self.invalid_value(
+                            [*path, key, str(i)], item, "expected an object of filters"
+                        )
                     child = self.build(schema, item, [*path, key, str(i)])
                     if child is not None:
                         children.append(child)
@@ -186,8 +197,9 @@ class FilterBuilder:
                 children = []
                 for i, item in enumerate(items):
                     if not isinstance(item, dict):
-                        raise self.invalid_value([*path, op, str(i)], item,
-                                                 "expected an object of operators")
+                        raise self.invalid_value(
+                            [*path, op, str(i)], item, "expected an object of operators"
+                        )
                     children.append(self.field_filter(ref, item, [*path, op, str(i)]))
                 if children:
                     nodes.append(Group("AND" if op == "$and" else "OR", children))
@@ -214,8 +226,13 @@ class FilterBuilder:
                 raise self.invalid_value(path, raw, "expected two values")
             values = []
             for i, item in enumerate(items):
-                values.append(self.operand(kind, item, [*path, str(i)] if len(items) > 1
-                                           or isinstance(raw, list) else path))
+                values.append(
+                    self.operand(
+                        kind,
+                        item,
+                        [*path, str(i)] if len(items) > 1 or isinstance(raw, list) else path,
+                    )
+                )
             return Cond(ref, op, values)
         if isinstance(raw, list) and op in ("$eq", "$ne"):
             return self.condition(ref, "$in" if op == "$eq" else "$notIn", raw, path)
@@ -223,9 +240,18 @@ class FilterBuilder:
             return Cond(ref, "$null" if op == "$eq" else "$notNull", True)
         if isinstance(raw, list | dict):
             raise self.invalid_value(path, raw, "expected a single value")
-        if op in ("$contains", "$notContains", "$containsi", "$notContainsi", "$startsWith",
-                  "$startsWithi", "$endsWith", "$endsWithi", "$eqi", "$nei") and (
-                      not kind.text_native):
+        if op in (
+            "$contains",
+            "$notContains",
+            "$containsi",
+            "$notContainsi",
+            "$startsWith",
+            "$startsWithi",
+            "$endsWith",
+            "$endsWithi",
+            "$eqi",
+            "$nei",
+        ) and (not kind.text_native):
             return Cond(ref, op, str(raw).lower() if isinstance(raw, bool) else str(raw))
         return Cond(ref, op, self.operand(kind, raw, path))
 
@@ -245,11 +271,9 @@ def _field_path(path: list[str]) -> str | None:
     return ".".join(names) or None
 
 
-def invalid_key(key: str, path: str | None, param: str, source: str = "query"
-                ) -> ValidationError:
+def invalid_key(key: str, path: str | None, param: str, source: str = "query") -> ValidationError:
     message = f"Invalid key {key}" + (f" at {path}" if path else "")
-    return ValidationError(message, {"key": key, "path": path, "source": source,
-                                     "param": param})
+    return ValidationError(message, {"key": key, "path": path, "source": source, "param": param})
 
 
 def _show(value: Any) -> str:

@@ -14,8 +14,7 @@ from folio.schema.model import Attribute, Schema
 
 # Members of `data` that are not attributes but are accepted and handled elsewhere (or
 # ignored, as the reference does for read-only system fields).
-SYSTEM_INPUT = frozenset({"id", "documentId", "createdAt", "updatedAt", "publishedAt", "locale",
-                          "createdBy", "updatedBy", "localizations"})
+ACCEPTED_INPUT = frozenset({"locale"})
 
 
 def hash_password(password: str) -> str:
@@ -45,27 +44,30 @@ class Written:
 def validate_data(schema: Schema, data: dict[str, Any], *, partial: bool) -> Written:
     """Checks `data` for a create (`partial=False`) or an update (`partial=True`)."""
     errors: list[FieldError] = []
+    invalid_keys: list[str] = []
     out = Written()
     for key, value in data.items():
         attr = schema.attributes.get(key)
         if attr is None:
-            if key in SYSTEM_INPUT:
+            if key in ACCEPTED_INPUT:
                 continue
             errors.append(FieldError([key], f"Invalid key {key}", value))
+            invalid_keys.append(key)
             continue
         if not attr.kind.scalar:
             out.links[attr] = value
             continue
         if value is None:
             if attr.required:
-                errors.append(FieldError([key], f"{key} must be defined.", value))
+                errors.append(FieldError([key], str(attr.kind.type_error(attr, None)), value))
             else:
                 out.values[attr] = None
             continue
         try:
             coerced = attr.kind.coerce(attr, value)
         except InvalidValue as exc:
-            errors.append(FieldError([key], str(exc), value))
+            path: list[str | int] = list(exc.path) if exc.path else [key]
+            errors.append(FieldError(path, str(exc), exc.value if exc.path else value))
             continue
         if attr.type == "password":
             coerced = hash_password(coerced)
@@ -79,5 +81,14 @@ def validate_data(schema: Schema, data: dict[str, Any], *, partial: bool) -> Wri
             elif attr.required and attr.kind.scalar and attr.type != "uid":
                 errors.append(FieldError([attr.name], f"{attr.name} must be defined.", None))
     if errors:
-        raise validation_failed(errors)
+        error = validation_failed(errors)
+        if invalid_keys:
+            error.message = f"Invalid key {invalid_keys[0]}" if len(errors) == 1 else error.message
+            error.details = {
+                "key": invalid_keys[0],
+                "path": None,
+                "source": "body",
+                **error.details,
+            }
+        raise error
     return out

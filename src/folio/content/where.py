@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from folio.content.spec import Cond, FieldRef, Group, Node, Not
+from folio.content.spec import Cond, FieldRef, Group, Node
 
 Shape = tuple[Any, ...]
 
@@ -89,12 +89,15 @@ def where_sql(shape: Shape, dialect: str, alias: str) -> str:
     if tag == "n":
         inner = where_sql(shape[1], dialect, alias)
         # NOT over a condition that is NULL for a row would drop the row: count it as false
-        return f"NOT COALESCE({inner}, FALSE)" if dialect == "postgres" else (
-            f"NOT COALESCE({inner}, 0)")
+        return (
+            f"NOT COALESCE({inner}, FALSE)"
+            if dialect == "postgres"
+            else (f"NOT COALESCE({inner}, 0)")
+        )
     _, ref, op, n, flag = shape
     if op in ("$null", "$notNull"):
         is_null = flag if op == "$null" else not flag
-        return f'{_column(alias, ref, dialect, False)} IS {"" if is_null else "NOT "}NULL'
+        return f"{_column(alias, ref, dialect, False)} IS {'' if is_null else 'NOT '}NULL"
     if op in _SIMPLE:
         return f"{_column(alias, ref, dialect, False)} {_SIMPLE[op]} ?"
     if op in ("$in", "$notIn"):

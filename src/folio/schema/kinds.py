@@ -23,18 +23,35 @@ Converter = Callable[[Any], Any]
 
 COMPARE_OPS = frozenset({"$eq", "$ne", "$lt", "$lte", "$gt", "$gte", "$in", "$notIn", "$between"})
 TEXT_OPS = frozenset(
-    {"$eqi", "$nei", "$contains", "$notContains", "$containsi", "$notContainsi",
-     "$startsWith", "$startsWithi", "$endsWith", "$endsWithi"}
+    {
+        "$eqi",
+        "$nei",
+        "$contains",
+        "$notContains",
+        "$containsi",
+        "$notContainsi",
+        "$startsWith",
+        "$startsWithi",
+        "$endsWith",
+        "$endsWithi",
+    }
 )
 NULL_OPS = frozenset({"$null", "$notNull"})
 ALL_OPS = COMPARE_OPS | TEXT_OPS | NULL_OPS
 
+SHORT_STRINGS = frozenset({"string", "email", "uid"})
 EMAIL_RE = re.compile(r"^[^\s@]+@[^\s@]+\.[^\s@]+$")
 UID_RE = re.compile(r"^[A-Za-z0-9\-_.~]*$")
 
 
 class InvalidValue(ValueError):
-    """A written value does not fit its attribute; the message is shown to the client."""
+    """A written value does not fit its attribute; the message is shown to the client.
+    `path` and `value` point inside the value when the problem is nested."""
+
+    def __init__(self, message: str, path: list[str] | None = None, value: Any = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.value = value
 
 
 def _describe(value: Any) -> str:
@@ -107,7 +124,8 @@ class StringKind(Kind):
         problems = []
         for key in ("minLength", "maxLength"):
             if key in attr.raw and (
-                not isinstance(attr.raw[key], int) or isinstance(attr.raw[key], bool)
+                not isinstance(attr.raw[key], int)
+                or isinstance(attr.raw[key], bool)
                 or attr.raw[key] < 0
             ):
                 problems.append(f"`{key}` must be a non-negative integer")
@@ -120,34 +138,37 @@ class StringKind(Kind):
             enum = attr.raw.get("enum")
             if not isinstance(enum, list) or not enum or not all(isinstance(e, str) for e in enum):
                 problems.append("`enum` must be a non-empty list of strings")
-        if attr.type == "uid" and attr.target_field is not None and not isinstance(
-            attr.target_field, str
+        if (
+            attr.type == "uid"
+            and attr.target_field is not None
+            and not isinstance(attr.target_field, str)
         ):
             problems.append("`targetField` must be a string")
         return problems
 
     def coerce(self, attr: Attribute, value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
+        if not isinstance(value, str):
             raise self.type_error(attr, value)
-        text = value if isinstance(value, str) else _describe(value)
-        if attr.min_length is not None and len(text) < attr.min_length and (
-            attr.required or text != ""
+        text = value
+        if attr.type == "email" and text == "":
+            raise InvalidValue(f"{attr.name} cannot be empty")
+        limit = attr.max_length
+        if limit is None and attr.type in SHORT_STRINGS:
+            limit = 255
+        if limit is not None and len(text) > limit:
+            raise InvalidValue(f"{attr.name} must be at most {limit} characters")
+        if (
+            attr.min_length is not None
+            and len(text) < attr.min_length
+            and (attr.required or text != "")
         ):
-            raise InvalidValue(
-                f"{attr.name} must be at least {attr.min_length} characters"
-            )
-        if attr.max_length is not None and len(text) > attr.max_length:
-            raise InvalidValue(f"{attr.name} must be at most {attr.max_length} characters")
+            raise InvalidValue(f"{attr.name} must be at least {attr.min_length} characters")
         if attr.regex is not None and text != "" and not attr.regex.search(text):
-            raise InvalidValue(
-                f'{attr.name} must match the following: "/{attr.regex.pattern}/"'
-            )
+            raise InvalidValue(f'{attr.name} must match the following: "/{attr.regex.pattern}/"')
         if attr.type == "email" and text != "" and not EMAIL_RE.match(text):
             raise InvalidValue(f"{attr.name} must be a valid email")
         if attr.type == "uid" and not UID_RE.match(text):
-            raise InvalidValue(
-                f'{attr.name} must match the following: "/^[A-Za-z0-9-_.~]*$/"'
-            )
+            raise InvalidValue(f'{attr.name} must match the following: "/^[A-Za-z0-9-_.~]*$/"')
         if attr.type == "enumeration" and text not in attr.enum:
             raise InvalidValue(
                 f"{attr.name} must be one of the following values: {', '.join(attr.enum)}"
@@ -181,10 +202,20 @@ class IntegerKind(Kind):
         return _check_min_max(attr)
 
     def coerce(self, attr: Attribute, value: Any) -> Any:
-        try:
-            number = V.parse_int(value, self.bounds)
-        except ValueError:
-            raise self.type_error(attr, value) from None
+        if self.big:
+            try:
+                number = V.parse_int(value, self.bounds)
+            except ValueError:
+                raise InvalidValue(f"{attr.name} must be a valid integer") from None
+        else:
+            parsed = _parse_number(attr, value)
+            if not parsed.is_integer():
+                raise InvalidValue(f"{attr.name} must be an integer")
+            number = int(parsed)
+            if not self.bounds[0] <= number <= self.bounds[1]:
+                raise InvalidValue(
+                    f"{attr.name} must be between {self.bounds[0]} and {self.bounds[1]}"
+                )
         _check_range(attr, number)
         return number
 
@@ -200,6 +231,17 @@ class IntegerKind(Kind):
         if self.big and dialect == "sqlite":
             return _str_or_none
         return None
+
+
+def _parse_number(attr: Attribute, value: Any) -> float:
+    try:
+        return V.parse_float(value)
+    except ValueError:
+        shown = f" (cast from the value `{_describe(value)}`)" if value is not None else ""
+        final = "null" if value is None else "NaN"
+        raise InvalidValue(
+            f"{attr.name} must be a `number` type, but the final value was: `{final}`{shown}."
+        ) from None
 
 
 def _str_or_none(value: Any) -> Any:
@@ -242,10 +284,7 @@ class FloatKind(Kind):
         return _check_min_max(attr)
 
     def coerce(self, attr: Attribute, value: Any) -> Any:
-        try:
-            number = V.parse_float(value)
-        except ValueError:
-            raise self.type_error(attr, value) from None
+        number = _parse_number(attr, value)
         _check_range(attr, number)
         if self.decimal:
             return round(number, 2)
@@ -419,15 +458,17 @@ class BlocksKind(JsonKind):
     label = "blocks"
 
     def coerce(self, attr: Attribute, value: Any) -> Any:
-        if not isinstance(value, list) or not all(
-            isinstance(block, dict) and isinstance(block.get("type"), str)
-            and isinstance(block.get("children"), list)
-            for block in value
-        ):
-            raise InvalidValue(
-                f"{attr.name} must be an array of blocks, each an object with `type` and "
-                "`children`"
-            )
+        if not isinstance(value, list):
+            raise InvalidValue(f"{attr.name} must be an array of blocks")
+        for i, block in enumerate(value):
+            if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+                raise InvalidValue("Block node is of invalid type", [attr.name, str(i)], block)
+            if not isinstance(block.get("children"), list):
+                raise InvalidValue(
+                    f"{attr.name}[{i}].children is a required field",
+                    [attr.name, str(i), "children"],
+                    block.get("children"),
+                )
         return value
 
 

@@ -26,13 +26,38 @@ from folio.schema.model import (
 API_ID_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 ATTRIBUTE_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RESERVED = frozenset(
-    {"id", "documentId", "document_id", "createdAt", "updatedAt", "publishedAt", "created_at",
-     "updated_at", "published_at", "locale", "localizations", "createdBy", "updatedBy",
-     "created_by", "updated_by", "status", "__component", "__typename"}
+    {
+        "id",
+        "documentId",
+        "document_id",
+        "createdAt",
+        "updatedAt",
+        "publishedAt",
+        "created_at",
+        "updated_at",
+        "published_at",
+        "locale",
+        "localizations",
+        "createdBy",
+        "updatedBy",
+        "created_by",
+        "updated_by",
+        "status",
+        "__component",
+        "__typename",
+    }
 )
 SYSTEM_COLUMNS = frozenset(
-    {"id", "document_id", "created_at", "updated_at", "published_at", "locale", "created_by_id",
-     "updated_by_id"}
+    {
+        "id",
+        "document_id",
+        "created_at",
+        "updated_at",
+        "published_at",
+        "locale",
+        "created_by_id",
+        "updated_by_id",
+    }
 )
 
 
@@ -96,8 +121,11 @@ def _component(path: Path, base: Path, raw: dict[str, Any], problems: _Problems)
         problems.add(rel, "`collectionName` must be a valid table name")
         table = f"components_{snake_case(category)}_{snake_case(name)}"
     comp = Component(
-        uid=f"{category}.{name}", table=table, file=rel,
-        display_name=str((info or {}).get("displayName") or name), category=category,
+        uid=f"{category}.{name}",
+        table=table,
+        file=rel,
+        display_name=str((info or {}).get("displayName") or name),
+        category=category,
     )
     _attributes(comp, raw, problems, localized_type=False)
     return comp
@@ -137,10 +165,16 @@ def _content_type(
         problems.add(rel, "`options.draftAndPublish` must be a boolean")
         dnp = False
     ct = ContentType(
-        uid=f"api::{api}.{name}", table=table, file=rel,
-        display_name=str(info.get("displayName") or singular), kind=kind,
-        singular=str(singular), plural=str(plural), draft_and_publish=dnp,
-        localized=localized, api=api,
+        uid=f"api::{api}.{name}",
+        table=table,
+        file=rel,
+        display_name=str(info.get("displayName") or singular),
+        kind=kind,
+        singular=str(singular),
+        plural=str(plural),
+        draft_and_publish=dnp,
+        localized=localized,
+        api=api,
     )
     _attributes(ct, raw, problems, localized_type=localized)
     return ct
@@ -169,7 +203,7 @@ def _attributes(
         if kind is None:
             problems.add(schema.file, f"unknown type {type_name!r}", name)
             continue
-        attr = _attribute(name, type_name, spec, localized_type, schema.file, problems)
+        attr = _attribute(name, str(type_name), spec, localized_type, schema.file, problems)
         if attr is None:
             continue
         if attr.kind.scalar:
@@ -195,7 +229,11 @@ def _number(spec: dict[str, Any], key: str) -> float | None:
 
 
 def _attribute(
-    name: str, type_name: str, spec: dict[str, Any], localized_type: bool, file: str,
+    name: str,
+    type_name: str,
+    spec: dict[str, Any],
+    localized_type: bool,
+    file: str,
     problems: _Problems,
 ) -> Attribute | None:
     kind = KINDS[type_name]
@@ -209,24 +247,34 @@ def _attribute(
         except re.error:
             regex = None
     attr = Attribute(
-        name=name, type=type_name, kind=kind, raw=spec,
-        required=bool(spec.get("required", False)), unique=bool(spec.get("unique", False)),
+        name=name,
+        type=type_name,
+        kind=kind,
+        raw=spec,
+        required=bool(spec.get("required", False)),
+        unique=bool(spec.get("unique", False)),
         private=bool(spec.get("private", False)),
-        default=spec.get("default"), has_default="default" in spec,
-        minimum=_number(spec, "min"), maximum=_number(spec, "max"),
+        default=spec.get("default"),
+        has_default="default" in spec,
+        minimum=_number(spec, "min"),
+        maximum=_number(spec, "max"),
         min_length=spec.get("minLength") if isinstance(spec.get("minLength"), int) else None,
         max_length=spec.get("maxLength") if isinstance(spec.get("maxLength"), int) else None,
         regex=regex,
         enum=tuple(spec["enum"]) if isinstance(spec.get("enum"), list) else (),
         target_field=spec.get("targetField"),
         localized=localized,
-        relation=spec.get("relation"), target=spec.get("target"),
-        inversed_by=spec.get("inversedBy"), mapped_by=spec.get("mappedBy"),
+        relation=spec.get("relation"),
+        target=spec.get("target"),
+        inversed_by=spec.get("inversedBy"),
+        mapped_by=spec.get("mappedBy"),
         component=spec.get("component"),
         components=tuple(spec["components"]) if isinstance(spec.get("components"), list) else (),
-        repeatable=bool(spec.get("repeatable", False)), multiple=bool(spec.get("multiple", False)),
+        repeatable=bool(spec.get("repeatable", False)),
+        multiple=bool(spec.get("multiple", False)),
         allowed_types=tuple(spec["allowedTypes"])
-        if isinstance(spec.get("allowedTypes"), list) else (),
+        if isinstance(spec.get("allowedTypes"), list)
+        else (),
     )
     found = kind.check_options(attr)
     for flag in ("required", "unique", "private", "repeatable", "multiple"):
@@ -271,28 +319,36 @@ def _link(registry: Registry, problems: _Problems) -> None:
     tables: dict[str, str] = {}
     for schema in schemas:
         if schema.table in tables:
-            problems.add(schema.file, f"table `{schema.table}` is also used by {tables[schema.table]}")
+            problems.add(
+                schema.file, f"table `{schema.table}` is also used by {tables[schema.table]}"
+            )
         tables[schema.table] = schema.file
         for attr in schema.attributes.values():
             if attr.type == "relation" and attr.target and not attr.relation.startswith("morph"):  # type: ignore[union-attr]
                 target = registry.content_types.get(attr.target)
                 if target is None and not attr.target.startswith("plugin::"):
-                    problems.add(schema.file, f"relation target `{attr.target}` does not exist",
-                                 attr.name)
+                    problems.add(
+                        schema.file, f"relation target `{attr.target}` does not exist", attr.name
+                    )
                     continue
                 if target is None:
                     continue
-                for key, other_name in (("inversedBy", attr.inversed_by),
-                                        ("mappedBy", attr.mapped_by)):
+                for key, other_name in (
+                    ("inversedBy", attr.inversed_by),
+                    ("mappedBy", attr.mapped_by),
+                ):
                     if other_name is None:
                         continue
                     other_attr = target.attributes.get(other_name)
                     if other_attr is None or other_attr.type != "relation":
-                        problems.add(schema.file, f"`{key}` names `{other_name}`, which is not a "
-                                     f"relation of {attr.target}", attr.name)
+                        problems.add(
+                            schema.file,
+                            f"`{key}` names `{other_name}`, which is not a "
+                            f"relation of {attr.target}",
+                            attr.name,
+                        )
             elif attr.type == "component" and attr.component not in registry.components:
-                problems.add(schema.file, f"component `{attr.component}` does not exist",
-                             attr.name)
+                problems.add(schema.file, f"component `{attr.component}` does not exist", attr.name)
             elif attr.type == "dynamiczone":
                 for comp in attr.components:
                     if comp not in registry.components:
@@ -300,5 +356,8 @@ def _link(registry: Registry, problems: _Problems) -> None:
             elif attr.type == "uid" and attr.target_field is not None:
                 target_attr = schema.attributes.get(str(attr.target_field))
                 if target_attr is None or target_attr.type not in ("string", "text", "uid"):
-                    problems.add(schema.file, f"`targetField` `{attr.target_field}` is not a "
-                                 "string attribute", attr.name)
+                    problems.add(
+                        schema.file,
+                        f"`targetField` `{attr.target_field}` is not a string attribute",
+                        attr.name,
+                    )

@@ -12,8 +12,18 @@ if TYPE_CHECKING:
     from folio.schema.kinds import Kind
 
 RELATION_KINDS = frozenset(
-    {"oneToOne", "oneToMany", "manyToOne", "manyToMany", "oneWay", "manyWay", "morphToOne",
-     "morphToMany", "morphOne", "morphMany"}
+    {
+        "oneToOne",
+        "oneToMany",
+        "manyToOne",
+        "manyToMany",
+        "oneWay",
+        "manyWay",
+        "morphToOne",
+        "morphToMany",
+        "morphOne",
+        "morphMany",
+    }
 )
 
 

@@ -41,7 +41,9 @@ class PostgresDatabase(Database):
 
     async def start(self) -> None:
         self._pool = await asyncpg.create_pool(
-            self.url, min_size=self.min_size, max_size=self.max_size,
+            self.url,
+            min_size=self.min_size,
+            max_size=self.max_size,
             server_settings={"timezone": "UTC"},
         )
 

@@ -16,8 +16,15 @@ STRING_TYPES = frozenset({"string", "text", "richtext", "email", "uid", "enumera
 # (old, new) attribute type changes that keep every stored value
 SAFE_CHANGES = frozenset(
     {(a, b) for a in STRING_TYPES for b in STRING_TYPES}
-    | {("integer", "biginteger"), ("integer", "float"), ("json", "blocks"), ("blocks", "json"),
-       ("datetime", "timestamp"), ("timestamp", "datetime"), ("text", "text")}
+    | {
+        ("integer", "biginteger"),
+        ("integer", "float"),
+        ("json", "blocks"),
+        ("blocks", "json"),
+        ("datetime", "timestamp"),
+        ("timestamp", "datetime"),
+        ("text", "text"),
+    }
 )
 
 
@@ -26,8 +33,7 @@ def _existing_tables(dialect: str) -> Program:
         rows = yield query("SELECT name FROM sqlite_master WHERE type = 'table'")
     else:
         rows = yield query(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = "
-            "current_schema()"
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
         )
     return {r[0] for r in rows}
 
@@ -38,7 +44,8 @@ def _existing_columns(dialect: str, table: str) -> Program:
         return {r[1] for r in rows}
     rows = yield query(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = "
-        "current_schema() AND table_name = ?", (table,)
+        "current_schema() AND table_name = ?",
+        (table,),
     )
     return {r[0] for r in rows}
 
@@ -89,12 +96,8 @@ def sync_schema(dialect: str, tables: list[Table]) -> Program:
     return changes
 
 
-def _change_type(
-    dialect: str, table: Table, col: Column, old: str, changes: list[str]
-) -> Program:
-    rows = yield query(
-        f'SELECT COUNT(*) FROM "{table.name}" WHERE "{col.name}" IS NOT NULL'
-    )
+def _change_type(dialect: str, table: Table, col: Column, old: str, changes: list[str]) -> Program:
+    rows = yield query(f'SELECT COUNT(*) FROM "{table.name}" WHERE "{col.name}" IS NOT NULL')
     in_use = rows[0][0] > 0
     if (old, col.type_name) in SAFE_CHANGES or not in_use:
         if dialect == "postgres":

@@ -1,7 +1,7 @@
 """The generated REST endpoints of content types:
 
-  collection types: GET/POST /api/:plural, GET/PUT/DELETE /api/:plural/:documentId
-  single types:     GET/PUT/DELETE /api/:singular
+collection types: GET/POST /api/:plural, GET/PUT/DELETE /api/:plural/:documentId
+single types:     GET/PUT/DELETE /api/:singular
 """
 
 from __future__ import annotations
@@ -13,8 +13,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from folio.content.validation import require_data
-from folio.errors import MethodNotAllowedError, NotFoundError, PayloadTooLargeError, \
-    ValidationError
+from folio.errors import (
+    MethodNotAllowedError,
+    NotFoundError,
+    PayloadTooLargeError,
+    ValidationError,
+)
+from folio.errors import SyntaxError as SyntaxError_
 from folio.http.responses import json_response
 from folio.http.rest.params import page_meta, parse_find, parse_locale, parse_read
 from folio.http.rest.qs import parse_qs
@@ -44,8 +49,8 @@ async def read_json(request: Request, limit: int) -> Any:
         return {}
     try:
         return orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise ValidationError("Invalid JSON in the request body") from None
+    except orjson.JSONDecodeError as exc:
+        raise SyntaxError_(f"Invalid JSON in the request body: {exc}") from None
 
 
 def _body_locale(ct: ContentType, data: dict[str, Any], params: dict[str, Any]) -> Any:
@@ -113,8 +118,9 @@ class ContentEndpoints:
         docs, total = await self.folio.documents.find(ct, spec)
         return json_response({"data": docs, "meta": page_meta(spec.pagination, total)})
 
-    async def _find_one(self, request: Request, ct: ContentType, document_id: str | None,
-                        action: str) -> Response:
+    async def _find_one(
+        self, request: Request, ct: ContentType, document_id: str | None, action: str
+    ) -> Response:
         await self._authorize(request, ct, action)
         spec = parse_read(ct, _params(request), self.settings)
         doc = await self.folio.documents.find_one(ct, document_id or "", spec)
@@ -132,24 +138,31 @@ class ContentEndpoints:
         doc.pop("id", None)
         return json_response({"data": _pick(doc, spec.fields), "meta": {}}, 201)
 
-    async def _update(self, request: Request, ct: ContentType, document_id: str | None
-                      ) -> Response:
+    async def _update(self, request: Request, ct: ContentType, document_id: str | None) -> Response:
         await self._authorize(request, ct, "update")
         params = _params(request)
         spec = parse_read(ct, params, self.settings)
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         if "locale" in data and ct.localized and data["locale"] not in (None, spec.locale):
-            raise ValidationError("The locale of an existing document cannot be changed",
-                                  {"errors": [{"path": ["locale"], "message": "The locale of "
-                                               "an existing document cannot be changed",
-                                               "name": "ValidationError",
-                                               "value": data["locale"]}]})
-        doc = await self.folio.documents.update(ct, document_id, data, locale=spec.locale,
-                                                status=spec.status)
+            raise ValidationError(
+                "The locale of an existing document cannot be changed",
+                {
+                    "errors": [
+                        {
+                            "path": ["locale"],
+                            "message": "The locale of an existing document cannot be changed",
+                            "name": "ValidationError",
+                            "value": data["locale"],
+                        }
+                    ]
+                },
+            )
+        doc = await self.folio.documents.update(
+            ct, document_id, data, locale=spec.locale, status=spec.status
+        )
         return json_response({"data": _pick(doc, spec.fields), "meta": {}})
 
-    async def _delete(self, request: Request, ct: ContentType, document_id: str | None
-                      ) -> Response:
+    async def _delete(self, request: Request, ct: ContentType, document_id: str | None) -> Response:
         await self._authorize(request, ct, "delete")
         params = _params(request)
         locale = None
@@ -162,7 +175,7 @@ class ContentEndpoints:
 def _pick(doc: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
     if fields is None:
         return doc
-    out = {k: doc[k] for k in ("id", "documentId") if k in doc}
+    out: dict[str, Any] = {k: doc[k] for k in ("id", "documentId") if k in doc}
     for name in fields:
         if name in doc:
             out[name] = doc[name]

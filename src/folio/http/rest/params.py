@@ -64,8 +64,7 @@ def parse_fields(ct: ContentType, raw: Any) -> list[str] | None:
         if "*" in items:
             return None
     else:
-        raise ValidationError(
-            "Invalid fields parameter. Expected a string or an array of strings")
+        raise ValidationError("Invalid fields parameter. Expected a string or an array of strings")
     out: list[str] = []
     for name in items:
         name = name.strip()
@@ -97,13 +96,15 @@ def _sort_item(ct: ContentType, text: str, out: list[tuple[FieldRef, bool]]) -> 
     _sort_field(ct, name, direction.lower() == "desc", out)
 
 
-def _sort_field(ct: ContentType, name: str, desc: bool, out: list[tuple[FieldRef, bool]]
-                ) -> None:
+def _sort_field(ct: ContentType, name: str, desc: bool, out: list[tuple[FieldRef, bool]]) -> None:
     ref = field_ref(ct, name)
     if ref is None:
         attr = ct.attributes.get(name)
         if (attr is not None and not attr.is_hidden) or name in (
-                "createdBy", "updatedBy", "localizations"):
+            "createdBy",
+            "updatedBy",
+            "localizations",
+        ):
             raise invalid_key(name, name, "sort")
         raise invalid_key(name, None, "sort")
     out.append((ref, desc))
@@ -125,8 +126,9 @@ def parse_sort(ct: ContentType, raw: Any) -> list[tuple[FieldRef, bool]]:
             elif isinstance(item, dict):
                 _sort_object(ct, item, out)
             else:
-                raise ValidationError("Invalid sort parameter. Expected a string, an array of "
-                                      "strings or an object")
+                raise ValidationError(
+                    "Invalid sort parameter. Expected a string, an array of strings or an object"
+                )
         return out
     if isinstance(raw, dict):
         if any(k.isdigit() for k in raw):
@@ -134,12 +136,12 @@ def parse_sort(ct: ContentType, raw: Any) -> list[tuple[FieldRef, bool]]:
             raise invalid_key(key, None, "sort")
         _sort_object(ct, raw, out)
         return out
-    raise ValidationError("Invalid sort parameter. Expected a string, an array of strings or "
-                          "an object")
+    raise ValidationError(
+        "Invalid sort parameter. Expected a string, an array of strings or an object"
+    )
 
 
-def _sort_object(ct: ContentType, raw: dict[str, Any], out: list[tuple[FieldRef, bool]]
-                 ) -> None:
+def _sort_object(ct: ContentType, raw: dict[str, Any], out: list[tuple[FieldRef, bool]]) -> None:
     for name, direction in raw.items():
         if not isinstance(direction, str) or direction not in ("asc", "desc", "ASC", "DESC"):
             if isinstance(direction, dict):
@@ -167,8 +169,11 @@ def _integer(raw: Any, name: str) -> int | None:
 
 
 def parse_pagination(raw: Any, settings: Settings) -> Pagination:
-    page = Pagination(page_size=settings.rest_default_limit, limit=settings.rest_default_limit,
-                      with_count=settings.rest_with_count)
+    page = Pagination(
+        page_size=settings.rest_default_limit,
+        limit=settings.rest_default_limit,
+        with_count=settings.rest_with_count,
+    )
     if not isinstance(raw, dict):
         return page
     has_page = "page" in raw or "pageSize" in raw
@@ -179,7 +184,8 @@ def parse_pagination(raw: Any, settings: Settings) -> Pagination:
     if count is not None:
         if not isinstance(count, str) or count not in WITH_COUNT:
             raise ValidationError(
-                'Invalid withCount parameter. Expected "t","1","true","false","0","f"')
+                'Invalid withCount parameter. Expected "t","1","true","false","0","f"'
+            )
         page.with_count = WITH_COUNT[count]
     cap = settings.rest_max_limit
 
@@ -216,12 +222,14 @@ def page_meta(page: Pagination, total: int) -> dict[str, Any]:
     return {"pagination": meta}
 
 
-KNOWN_PARAMS = frozenset({"filters", "sort", "pagination", "fields", "populate", "locale",
-                          "status"})
+KNOWN_PARAMS = frozenset(
+    {"filters", "sort", "pagination", "fields", "populate", "locale", "status"}
+)
 
 
-def parse_find(ct: ContentType, params: dict[str, Any], settings: Settings, dialect: str
-               ) -> QuerySpec:
+def parse_find(
+    ct: ContentType, params: dict[str, Any], settings: Settings, dialect: str
+) -> QuerySpec:
     spec = QuerySpec()
     spec.status = parse_status(ct, params.get("status"))
     spec.locale = parse_locale(ct, params.get("locale"), settings)

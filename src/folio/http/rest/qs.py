@@ -31,7 +31,7 @@ def _bracketed(rest: str, out: list[str]) -> list[str]:
         if end < 0:
             break
         out.append(rest[1:end])
-        rest = rest[end + 1:]
+        rest = rest[end + 1 :]
         depth += 1
     if rest:
         out.append(rest if depth < DEPTH else f"[{rest}]" if not rest.startswith("[") else rest)
@@ -85,11 +85,13 @@ def _finish(value: Any) -> Any:
         return value
     keys = list(value.keys())
     if keys and all(_index(k) is not None or k.startswith("\x00") for k in keys):
-        numbered = sorted((_index(k) if _index(k) is not None else 10**9 + i, i, k)
-                          for i, k in enumerate(keys))
+        numbered = sorted(
+            (_index(k) if _index(k) is not None else 10**9 + i, i, k) for i, k in enumerate(keys)
+        )
         return [_finish(value[k]) for _, _, k in numbered]
-    return {k if not k.startswith("\x00") else str(int(k[1:]) - 1): _finish(v)
-            for k, v in value.items()}
+    return {
+        k if not k.startswith("\x00") else str(int(k[1:]) - 1): _finish(v) for k, v in value.items()
+    }
 
 
 def parse_qs(query: str) -> dict[str, Any]:

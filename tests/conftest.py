@@ -1,0 +1,96 @@
+"""Fixtures: every API test runs against SQLite and, when FOLIO_TEST_DATABASE_URL is set,
+against PostgreSQL too (each test starts from an empty schema)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from folio.http.app import Folio, build_asgi, load_app
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PG_URL = os.environ.get("FOLIO_TEST_DATABASE_URL")
+BACKENDS = ["sqlite", *(["postgres"] if PG_URL else [])]
+
+
+def reset_postgres(url: str) -> None:
+    import asyncpg
+
+    async def run() -> None:
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute("DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;")
+        finally:
+            await conn.close()
+
+    asyncio.run(run())
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def app_dir(tmp_path: Path) -> Path:
+    target = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", target)
+    return target
+
+
+def database_url(backend: str, app_dir: Path) -> str:
+    if backend == "postgres":
+        assert PG_URL
+        reset_postgres(PG_URL)
+        return PG_URL
+    return f"sqlite:///{app_dir / '.tmp' / 'data.db'}"
+
+
+class Api:
+    """A test client for one running app, with JSON helpers."""
+
+    def __init__(self, client: TestClient, folio: Folio) -> None:
+        self.client = client
+        self.folio = folio
+
+    def get(self, path: str, **kw: Any) -> Any:
+        return self.client.get(path, **kw)
+
+    def post(self, path: str, data: Any = None, **kw: Any) -> Any:
+        if data is not None:
+            kw["json"] = data
+        return self.client.post(path, **kw)
+
+    def put(self, path: str, data: Any = None, **kw: Any) -> Any:
+        if data is not None:
+            kw["json"] = data
+        return self.client.put(path, **kw)
+
+    def delete(self, path: str, **kw: Any) -> Any:
+        return self.client.delete(path, **kw)
+
+    def create(self, plural: str, data: dict[str, Any], query: str = "") -> dict[str, Any]:
+        r = self.post(f"/api/{plural}{query}", {"data": data})
+        assert r.status_code == 201, r.text
+        return dict(r.json()["data"])
+
+    def statements(self) -> int:
+        return self.folio.db.statements_run()
+
+
+def make_api(app_dir: Path, url: str) -> Iterator[Api]:
+    folio = load_app(app_dir, url)
+    with TestClient(build_asgi(folio), raise_server_exceptions=False) as client:
+        yield Api(client, folio)
+
+
+@pytest.fixture
+def api(backend: str, app_dir: Path) -> Iterator[Api]:
+    yield from make_api(app_dir, database_url(backend, app_dir))
