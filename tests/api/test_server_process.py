@@ -1,0 +1,99 @@
+"""`folio new` + `folio serve` as a real process, spoken to over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FOLIO = [sys.executable, "-m", "folio.cli.main"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _call(method: str, url: str, body: Any = None) -> tuple[int, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            raw = r.read()
+            return r.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    app = tmp_path / "blog"
+    subprocess.run([*FOLIO, "new", str(app)], check=True, capture_output=True)
+    port = _free_port()
+    env = {**os.environ}
+    env.pop("DATABASE_URL", None)
+    proc = subprocess.Popen([*FOLIO, "serve", str(app), "--port", str(port)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if _call("GET", base + "/api/articles")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                out = proc.stdout.read().decode() if proc.stdout else ""
+                raise AssertionError(f"server did not start: {out}")
+            time.sleep(0.05)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert (app / ".tmp" / "data.db").is_file()
+
+
+def test_example_app_serves_the_rest_api(served: str) -> None:
+    status, body = _call("POST", served + "/api/categories", {"data": {"name": "News"}})
+    assert status == 201
+    doc_id = body["data"]["documentId"]
+    status, body = _call("GET", served + "/api/categories?filters[name][$eq]=News")
+    assert status == 200
+    assert [d["documentId"] for d in body["data"]] == [doc_id]
+    assert body["meta"]["pagination"]["total"] == 1
+    status, body = _call("PUT", served + "/api/global", {"data": {"siteName": "My blog"}})
+    assert status == 200
+    assert body["data"]["siteName"] == "My blog"
+    status, body = _call("GET", served + "/api/nothing-here")
+    assert status == 404
+    assert body["error"]["name"] == "NotFoundError"
+    status, _ = _call("DELETE", served + f"/api/categories/{doc_id}")
+    assert status == 204
+
+
+def test_a_bad_model_stops_start_up_with_a_clear_message(tmp_path: Path) -> None:
+    app = tmp_path / "blog"
+    subprocess.run([*FOLIO, "new", str(app)], check=True, capture_output=True)
+    schema = app / "src/api/article/content-types/article/schema.json"
+    model = json.loads(schema.read_text())
+    model["attributes"]["views"] = {"type": "integer", "min": "zero"}
+    schema.write_text(json.dumps(model))
+    proc = subprocess.run([*FOLIO, "serve", str(app), "--port", str(_free_port())],
+                          capture_output=True, text=True, timeout=20)
+    assert proc.returncode != 0
+    assert "src/api/article/content-types/article/schema.json" in proc.stderr
+    assert "views" in proc.stderr
+    assert "`min` must be a number" in proc.stderr
