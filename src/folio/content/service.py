@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from folio.content.ids import new_document_id
+from folio.content.linkstore import LinkStore, WriteContext
 from folio.content.reader import TypeReader
 from folio.content.spec import QuerySpec
 from folio.content.validation import Written, validate_data
@@ -29,6 +30,7 @@ class DocumentService:
             uid: TypeReader(ct, db.dialect) for uid, ct in registry.content_types.items()
         }
         self._insert_sql: dict[tuple[str, tuple[str, ...]], str] = {}
+        self.links = LinkStore(registry, db.dialect)
 
     def reader(self, ct: ContentType) -> TypeReader:
         return self.readers[ct.uid]
@@ -143,14 +145,6 @@ class DocumentService:
             params.append(locale)
         return f'SELECT 1 FROM "{ct.table}" t WHERE {" AND ".join(parts)} LIMIT 1', params
 
-    def _check_links(self, written: Written) -> None:
-        if written.links:
-            errors = [
-                FieldError([a.name], f"{a.name}: writing {a.type} attributes is not available", v)
-                for a, v in written.links.items()
-            ]
-            raise validation_failed(errors)
-
     async def create(
         self,
         ct: ContentType,
@@ -159,32 +153,15 @@ class DocumentService:
         locale: str | None = None,
         status: str = "published",
     ) -> dict[str, Any]:
-        written = validate_data(ct, data, partial=False)
-        self._check_links(written)
+        written = validate_data(ct, data, partial=False, registry=self.registry)
         locale = self._locale_for(ct, locale)
         draft_only = ct.draft_and_publish and status == "draft"
         d = self.dialect
 
         def program() -> Program:
-            yield from self._check_unique(ct, written, None, locale, ct.draft_and_publish)
-            if ct.draft_and_publish and not draft_only:
-                yield from self._check_unique(ct, written, None, locale, False)
-            now = TIMESTAMP_KIND.to_db(now_utc(), d)
-            document_id = new_document_id()
-            base = {
-                "document_id": document_id,
-                **self._db_values(written),
-                "created_at": now,
-                "updated_at": now,
-                "locale": locale,
-            }
-            if ct.draft_and_publish:
-                row_id = yield from self._insert(ct, {**base, "published_at": None})
-                if not draft_only:
-                    row_id = yield from self._insert(ct, {**base, "published_at": now})
-            else:
-                row_id = yield from self._insert(ct, {**base, "published_at": now})
-            doc = yield from self._read_back(ct, row_id)
+            doc = yield from self._create_version(
+                ct, new_document_id(), written, None, locale, draft_only
+            )
             return doc
 
         return dict(await self.db.write(program()))
@@ -200,8 +177,7 @@ class DocumentService:
     ) -> dict[str, Any]:
         """Partial update of one locale version; for single types (document_id None) the
         document is created when absent."""
-        written = validate_data(ct, data, partial=True)
-        self._check_links(written)
+        written = validate_data(ct, data, partial=True, registry=self.registry)
         locale = self._locale_for(ct, locale)
         draft_only = ct.draft_and_publish and status == "draft"
         d = self.dialect
@@ -246,6 +222,9 @@ class DocumentService:
                 f'UPDATE "{ct.table}" SET {sets} WHERE id = ?', [*values.values(), row_id]
             )
             yield from self._sync_shared(ct, written, doc_id, row_id)
+            if written.links:
+                ctx = WriteContext(doc_id, locale, self.default_locale, d)
+                yield from self.links.apply(ct, row_id, written.links, ctx)
             if ct.draft_and_publish and not draft_only:
                 row_id = yield from self._publish_row(ct, doc_id, row_id, locale, now)
             doc = yield from self._read_back(ct, row_id)
@@ -258,30 +237,36 @@ class DocumentService:
         ct: ContentType,
         document_id: str,
         written: Written,
-        data: dict[str, Any],
+        data: dict[str, Any] | None,
         locale: str | None,
         draft_only: bool,
     ) -> Program:
-        """A new locale version (or the first version of a single type): the update's data
-        must then be a valid create."""
-        full = validate_data(ct, data, partial=False)
-        full.values.update(written.values)
+        """Inserts a new version (a new document, a new locale of one, or the first version of
+        a single type) with its links, and publishes it unless `draft_only`. For a new locale
+        or single type reached through an update, `data` must also be a valid create."""
+        if data is not None:
+            full = validate_data(ct, data, partial=False, registry=self.registry)
+            full.values.update(written.values)
+            written = full
         d = self.dialect
-        yield from self._check_unique(ct, full, document_id, locale, ct.draft_and_publish)
+        yield from self._check_unique(ct, written, document_id, locale, ct.draft_and_publish)
+        if ct.draft_and_publish and not draft_only:
+            yield from self._check_unique(ct, written, document_id, locale, False)
         now = TIMESTAMP_KIND.to_db(now_utc(), d)
         base = {
             "document_id": document_id,
-            **self._db_values(full),
+            **self._db_values(written),
             "created_at": now,
             "updated_at": now,
             "locale": locale,
         }
-        if ct.draft_and_publish:
-            row_id = yield from self._insert(ct, {**base, "published_at": None})
-            if not draft_only:
-                row_id = yield from self._insert(ct, {**base, "published_at": now})
-        else:
-            row_id = yield from self._insert(ct, {**base, "published_at": now})
+        published_at = None if ct.draft_and_publish else now
+        row_id = yield from self._insert(ct, {**base, "published_at": published_at})
+        if written.links:
+            ctx = WriteContext(document_id, locale, self.default_locale, d)
+            yield from self.links.apply(ct, row_id, written.links, ctx)
+        if ct.draft_and_publish and not draft_only:
+            row_id = yield from self._publish_row(ct, document_id, row_id, locale, now)
         doc = yield from self._read_back(ct, row_id)
         return doc
 
@@ -313,7 +298,11 @@ class DocumentService:
         if ct.localized:
             where += " AND locale = ?"
             params.append(locale)
-        yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
+        old = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
+        old_ids = [int(r[0]) for r in old]
+        if old_ids:
+            yield from self.links.delete_owned(ct, old_ids)
+            yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
         cols = [
             "document_id",
             *[a.column for a in ct.scalar_attributes if a.column is not None],
@@ -326,7 +315,9 @@ class DocumentService:
             f'SELECT {names}, ?, ? FROM "{ct.table}" WHERE id = ? RETURNING id',
             [now, now, draft_id],
         )
-        return int(rows[0][0])
+        new_id = int(rows[0][0])
+        yield from self.links.copy(ct, draft_id, new_id)
+        return new_id
 
     async def delete(
         self, ct: ContentType, document_id: str | None, *, locale: str | None = None
@@ -340,8 +331,15 @@ class DocumentService:
             if locale is not None and ct.localized:
                 where += " AND locale = ?"
                 params.append(locale)
-            count = yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
-            if count == 0:
+            rows = yield query(f'SELECT id, document_id FROM "{ct.table}" WHERE {where}', params)
+            if not rows:
                 raise NotFoundError()
+            yield from self.links.delete_owned(ct, [int(r[0]) for r in rows])
+            yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
+            for doc_id in sorted({r[1] for r in rows}):
+                left = yield query(
+                    f'SELECT 1 FROM "{ct.table}" WHERE document_id = ? LIMIT 1', (doc_id,)
+                )
+                yield from self.links.detach(ct, doc_id, None if not left else locale)
 
         await self.db.write(program())

@@ -1,6 +1,7 @@
 """Validation of written documents against the model: types, required, lengths, ranges,
-patterns, enumerations, emails and uid formats. Every problem is collected with its path, so
-one request reports all of them in one `ValidationError`."""
+patterns, enumerations, emails and uid formats, and the shape of relation, component, dynamic
+zone and media members. Every problem is collected with its path, so one request reports all
+of them in one `ValidationError`."""
 
 from __future__ import annotations
 
@@ -8,19 +9,24 @@ import hashlib
 import secrets
 from typing import Any
 
+from folio.content.links import (
+    LinkWrite,
+    parse_components,
+    parse_media,
+    parse_relation,
+)
 from folio.errors import FieldError, ValidationError, validation_failed
 from folio.schema.kinds import InvalidValue
-from folio.schema.model import Attribute, Schema
+from folio.schema.model import Attribute, Registry, Schema
 
-# Members of `data` that are not attributes but are accepted and handled elsewhere (or
-# ignored, as the reference does for read-only system fields).
+# Members of `data` that are not attributes but are handled by the endpoint.
 ACCEPTED_INPUT = frozenset({"locale"})
 
 
 def hash_password(password: str) -> str:
-    salt = secrets.token_hex(16)
-    digest = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=2**14, r=8, p=1)
-    return f"scrypt${salt}${digest.hex()}"
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
+    return f"scrypt${salt.hex()}${digest.hex()}"
 
 
 def require_data(body: Any) -> dict[str, Any]:
@@ -34,56 +40,106 @@ def require_data(body: Any) -> dict[str, Any]:
 
 
 class Written:
-    """The outcome of validating `data`: column values, and link operations for later."""
+    """The outcome of validating `data`: column values, and link writes."""
 
     def __init__(self) -> None:
         self.values: dict[Attribute, Any] = {}
-        self.links: dict[Attribute, Any] = {}
+        self.links: list[LinkWrite] = []
 
 
-def validate_data(schema: Schema, data: dict[str, Any], *, partial: bool) -> Written:
-    """Checks `data` for a create (`partial=False`) or an update (`partial=True`)."""
-    errors: list[FieldError] = []
-    invalid_keys: list[str] = []
+def _validate(
+    registry: Registry | None,
+    schema: Schema,
+    data: dict[str, Any],
+    partial: bool,
+    prefix: list[str | int],
+    errors: list[FieldError],
+    invalid_keys: list[str],
+) -> Written:
     out = Written()
     for key, value in data.items():
         attr = schema.attributes.get(key)
         if attr is None:
-            if key in ACCEPTED_INPUT:
+            if key in ACCEPTED_INPUT and not prefix:
                 continue
-            errors.append(FieldError([key], f"Invalid key {key}", value))
+            errors.append(FieldError([*prefix, key], f"Invalid key {key}", value))
             invalid_keys.append(key)
             continue
         if not attr.kind.scalar:
-            out.links[attr] = value
+            if registry is None:
+                errors.append(FieldError([*prefix, key], f"Invalid key {key}", value))
+                continue
+            out.links.append(_link(registry, attr, value, prefix, errors, invalid_keys))
             continue
         if value is None:
             if attr.required:
-                errors.append(FieldError([key], str(attr.kind.type_error(attr, None)), value))
+                message = str(attr.kind.type_error(attr, None))
+                errors.append(FieldError([*prefix, key], message, value))
             else:
                 out.values[attr] = None
             continue
         try:
             coerced = attr.kind.coerce(attr, value)
         except InvalidValue as exc:
-            path: list[str | int] = list(exc.path) if exc.path else [key]
+            path: list[str | int] = [*prefix, *(exc.path or [key])]
             errors.append(FieldError(path, str(exc), exc.value if exc.path else value))
             continue
         if attr.type == "password":
             coerced = hash_password(coerced)
         out.values[attr] = coerced
     if not partial:
+        given = {w.attr for w in out.links}
         for attr in schema.attributes.values():
-            if attr in out.values or attr in out.links:
+            if attr in out.values or attr in given or attr.name in data:
                 continue
             if attr.kind.scalar and attr.has_default and attr.default is not None:
                 out.values[attr] = attr.kind.default_for(attr)
-            elif attr.required and attr.kind.scalar and attr.type != "uid":
-                errors.append(FieldError([attr.name], f"{attr.name} must be defined.", None))
+            elif attr.required and attr.kind.scalar:
+                errors.append(FieldError([*prefix, attr.name], f"{attr.name} must be defined."))
+            elif attr.required and attr.type in ("component", "dynamiczone", "media"):
+                errors.append(FieldError([*prefix, attr.name], f"{attr.name} must be defined."))
+    return out
+
+
+def _link(
+    registry: Registry,
+    attr: Attribute,
+    value: Any,
+    prefix: list[str | int],
+    errors: list[FieldError],
+    invalid_keys: list[str],
+) -> LinkWrite:
+    start = len(errors)
+    write: LinkWrite
+    if attr.type == "relation":
+        write = parse_relation(attr, value, errors)
+    elif attr.type == "media":
+        write = parse_media(attr, value, errors)
+    else:
+
+        def nested(
+            schema: Schema, data: dict[str, Any], path: list[str | int], errs: list[FieldError]
+        ) -> Written:
+            return _validate(registry, schema, data, False, path, errs, invalid_keys)
+
+        write = parse_components(registry, attr, value, errors, nested)
+    for err in errors[start:]:
+        err.path = [*prefix, *err.path]
+    return write
+
+
+def validate_data(
+    schema: Schema, data: dict[str, Any], *, partial: bool, registry: Registry | None = None
+) -> Written:
+    """Checks `data` for a create (`partial=False`) or an update (`partial=True`)."""
+    errors: list[FieldError] = []
+    invalid_keys: list[str] = []
+    out = _validate(registry, schema, data, partial, [], errors, invalid_keys)
     if errors:
         error = validation_failed(errors)
         if invalid_keys:
-            error.message = f"Invalid key {invalid_keys[0]}" if len(errors) == 1 else error.message
+            if len(errors) == 1:
+                error.message = f"Invalid key {invalid_keys[0]}"
             error.details = {
                 "key": invalid_keys[0],
                 "path": None,

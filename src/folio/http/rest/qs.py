@@ -105,7 +105,8 @@ def parse_qs(query: str) -> dict[str, Any]:
         name = unquote_plus(key)
         if not name:
             continue
-        value: Any = unquote_plus(raw) if sep else ""
+        # a key without `=` means null, as `qs` parses it with strictNullHandling
+        value: Any = unquote_plus(raw) if sep else None
         _assign(root, _segments(name), value)
     result = _finish(root)
     return result if isinstance(result, dict) else {}

@@ -1,0 +1,470 @@
+"""Storage of relations, components, dynamic zones and media links, as programs that run in
+the write transaction: apply a write, copy a row's links (publishing), delete what a row owns,
+and detach a deleted document from the relations that point at it."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from folio.content.links import (
+    ComponentWrite,
+    Entry,
+    LinkWrite,
+    MediaWrite,
+    RelationWrite,
+    is_to_one,
+    relation_error,
+)
+from folio.errors import FieldError, ValidationError, validation_failed
+from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
+from folio.store.layout import (
+    FILES_LINK_TABLE,
+    FILES_TABLE,
+    components_table_name,
+    link_table_name,
+    relation_owner,
+)
+from folio.store.program import Program, execute, query
+
+MIME_GROUPS = {"images": "image/", "videos": "video/", "audios": "audio/"}
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+class WriteContext:
+    """Where a link write happens: the source document, its locale and the defaults."""
+
+    def __init__(
+        self, document_id: str | None, locale: str | None, default_locale: str, dialect: str
+    ) -> None:
+        self.document_id = document_id
+        self.locale = locale
+        self.default_locale = default_locale
+        self.dialect = dialect
+
+
+class LinkStore:
+    def __init__(self, registry: Registry, dialect: str) -> None:
+        self.registry = registry
+        self.dialect = dialect
+        # content type uid -> owner-side relation attributes that target it
+        self.incoming: dict[str, list[tuple[Schema, Attribute]]] = defaultdict(list)
+        for schema in [*registry.content_types.values(), *registry.components.values()]:
+            for attr in schema.attributes.values():
+                if relation_owner(attr) and attr.target:
+                    self.incoming[attr.target].append((schema, attr))
+
+    # ------------------------------------------------------------------ apply
+    def apply(
+        self, schema: Schema, row_id: int, links: list[LinkWrite], ctx: WriteContext
+    ) -> Program:
+        for write in links:
+            if isinstance(write, RelationWrite):
+                if write.attr.mapped_by is None:
+                    yield from self._owner_relation(schema, row_id, write, ctx)
+                else:
+                    yield from self._inverse_relation(schema, write, ctx)
+            elif isinstance(write, ComponentWrite):
+                yield from self._components(schema, row_id, write, ctx)
+            elif isinstance(write, MediaWrite):
+                yield from self._media(schema, row_id, write)
+
+    def _target(self, attr: Attribute) -> ContentType:
+        target = self.registry.content_types.get(str(attr.target))
+        if target is None:
+            raise ValidationError(f"{attr.name}: relations to {attr.target} cannot be written")
+        return target
+
+    def _target_locale(self, target: ContentType, entry: Entry, ctx: WriteContext) -> str | None:
+        if not target.localized:
+            return None
+        return entry.locale or ctx.locale or ctx.default_locale
+
+    def _resolve(
+        self, target: ContentType, entries: list[Entry], ctx: WriteContext, check: list[Entry]
+    ) -> Program:
+        """Numeric ids -> documentIds; checks that `check` entries exist in their locale."""
+        numeric = sorted({e.numeric_id for e in entries if e.numeric_id is not None})
+        if numeric:
+            rows = yield query(
+                f'SELECT id, document_id FROM "{target.table}" WHERE id IN '
+                f"({_marks(len(numeric))})",
+                numeric,
+            )
+            by_id = {int(r[0]): r[1] for r in rows}
+            for e in entries:
+                if e.numeric_id is not None:
+                    if e.numeric_id not in by_id:
+                        raise relation_error(e.numeric_id, self._target_locale(target, e, ctx))
+                    e.document_id = by_id[e.numeric_id]
+        ids = sorted({str(e.document_id) for e in check})
+        if not ids:
+            return
+        rows = yield query(
+            f'SELECT DISTINCT document_id, locale FROM "{target.table}" WHERE '
+            f"document_id IN ({_marks(len(ids))})",
+            ids,
+        )
+        present = {(r[0], r[1]) for r in rows}
+        docs = {r[0] for r in rows}
+        for e in check:
+            locale = self._target_locale(target, e, ctx)
+            ok = (e.document_id, locale) in present if target.localized else (e.document_id in docs)
+            if not ok:
+                raise relation_error(e.document_id, locale)
+
+    def _owner_relation(
+        self, schema: Schema, row_id: int, write: RelationWrite, ctx: WriteContext
+    ) -> Program:
+        attr = write.attr
+        target = self._target(attr)
+        table = link_table_name(schema, attr)
+        all_entries = [*(write.set or []), *write.connect, *write.disconnect]
+        yield from self._resolve(target, all_entries, ctx, [*(write.set or []), *write.connect])
+        rows = yield query(
+            f"SELECT target_document_id, target_locale, inv_position FROM "
+            f'"{table}" WHERE source_id = ? ORDER BY position, id',
+            (row_id,),
+        )
+        current: list[tuple[str, str | None]] = [(r[0], r[1]) for r in rows]
+        inv = {(r[0], r[1]): r[2] for r in rows}
+
+        def key(e: Entry) -> tuple[str, str | None]:
+            return (str(e.document_id), self._target_locale(target, e, ctx))
+
+        if write.set is not None:
+            new: list[tuple[str, str | None]] = []
+            for e in write.set:
+                k = key(e)
+                if k in new:
+                    new.remove(k)
+                new.append(k)
+        else:
+            new = list(current)
+            for e in write.disconnect:
+                k = key(e)
+                if k in new:
+                    new.remove(k)
+            for e in write.connect:
+                k = key(e)
+                if k in new:
+                    new.remove(k)
+                new.insert(self._position_index(new, e, attr), k)
+        if is_to_one(attr) and len(new) > 1:
+            new = (
+                new[-1:] if write.set is not None or not write.connect else [key(write.connect[-1])]
+            )
+        if new == current:
+            return
+        yield execute(f'DELETE FROM "{table}" WHERE source_id = ?', (row_id,))
+        if not new:
+            return
+        fresh = sorted({doc for doc, loc in new if (doc, loc) not in inv})
+        top: dict[str, float] = {}
+        if fresh:
+            got = yield query(
+                f'SELECT target_document_id, MAX(inv_position) FROM "{table}" '
+                f"WHERE target_document_id IN ({_marks(len(fresh))}) "
+                "GROUP BY target_document_id",
+                fresh,
+            )
+            top = {r[0]: float(r[1] or 0) for r in got}
+        values: list[Any] = []
+        for i, (doc, loc) in enumerate(new, start=1):
+            position = inv.get((doc, loc))
+            if position is None:
+                position = top.get(doc, 0.0) + 1
+                top[doc] = position
+            values.extend([row_id, doc, loc, float(i), position])
+        yield execute(
+            f'INSERT INTO "{table}" (source_id, target_document_id, target_locale, position, '
+            f"inv_position) VALUES " + ", ".join(["(?, ?, ?, ?, ?)"] * len(new)),
+            values,
+        )
+        if attr.relation == "oneToOne" and isinstance(schema, ContentType):
+            # the other side holds at most one document too
+            docs = sorted({doc for doc, _ in new})
+            yield execute(
+                f'DELETE FROM "{table}" WHERE target_document_id IN ({_marks(len(docs))}) AND '
+                f'source_id IN (SELECT id FROM "{schema.table}" WHERE document_id <> ?)',
+                [*docs, ctx.document_id],
+            )
+
+    def _position_index(
+        self, items: list[tuple[str, str | None]], entry: Entry, attr: Attribute
+    ) -> int:
+        if entry.position is None or entry.position[0] == "end":
+            return len(items)
+        kind, ref = entry.position
+        if kind == "start":
+            return 0
+        for i, (doc, _) in enumerate(items):
+            if doc == ref:
+                return i if kind == "before" else i + 1
+        raise validation_failed(
+            [
+                FieldError(
+                    [attr.name, "connect"],
+                    f"The relation with id {ref} used in a {kind} position is not connected",
+                    ref,
+                )
+            ]
+        )
+
+    def _inverse_relation(self, schema: Schema, write: RelationWrite, ctx: WriteContext) -> Program:
+        attr = write.attr
+        owner = self._target(attr)
+        owner_attr = owner.attributes.get(str(attr.mapped_by))
+        if owner_attr is None or not isinstance(schema, ContentType):
+            return
+        table = link_table_name(owner, owner_attr)
+        our_locale = ctx.locale if schema.localized else None
+        all_entries = [*(write.set or []), *write.connect, *write.disconnect]
+        yield from self._resolve(owner, all_entries, ctx, [*(write.set or []), *write.connect])
+        loc_sql = "target_locale = ?" if our_locale is not None else "target_locale IS NULL"
+        loc_params = [our_locale] if our_locale is not None else []
+
+        def owner_rows(entries: list[Entry]) -> Program:
+            docs = sorted({str(e.document_id) for e in entries})
+            if not docs:
+                return []
+            sql = (
+                f'SELECT id, document_id FROM "{owner.table}" WHERE document_id IN '
+                f"({_marks(len(docs))})"
+            )
+            params: list[Any] = list(docs)
+            if owner.localized:
+                sql += " AND locale = ?"
+                params.append(ctx.locale or ctx.default_locale)
+            rows = yield query(sql, params)
+            return rows
+
+        if write.set is not None:
+            yield execute(
+                f'DELETE FROM "{table}" WHERE target_document_id = ? AND {loc_sql}',
+                [ctx.document_id, *loc_params],
+            )
+        if write.disconnect:
+            rows = yield from owner_rows(write.disconnect)
+            ids = [int(r[0]) for r in rows]
+            if ids:
+                yield execute(
+                    f'DELETE FROM "{table}" WHERE target_document_id = ? AND '
+                    f"{loc_sql} AND source_id IN ({_marks(len(ids))})",
+                    [ctx.document_id, *loc_params, *ids],
+                )
+        adds = write.set if write.set is not None else write.connect
+        if not adds:
+            return
+        rows = yield from owner_rows(adds)
+        order = {str(e.document_id): i for i, e in enumerate(adds, start=1)}
+        ids = [int(r[0]) for r in rows]
+        if not ids:
+            return
+        if is_to_one(owner_attr):
+            yield execute(f'DELETE FROM "{table}" WHERE source_id IN ({_marks(len(ids))})', ids)
+        else:
+            yield execute(
+                f'DELETE FROM "{table}" WHERE target_document_id = ? AND {loc_sql} '
+                f"AND source_id IN ({_marks(len(ids))})",
+                [ctx.document_id, *loc_params, *ids],
+            )
+        if attr.relation == "oneToOne":
+            yield execute(
+                f'DELETE FROM "{table}" WHERE target_document_id = ? AND {loc_sql}',
+                [ctx.document_id, *loc_params],
+            )
+        tops = yield query(
+            f'SELECT source_id, MAX(position) FROM "{table}" WHERE source_id IN '
+            f"({_marks(len(ids))}) GROUP BY source_id",
+            ids,
+        )
+        top = {int(r[0]): float(r[1] or 0) for r in tops}
+        values: list[Any] = []
+        for row in rows:
+            rid = int(row[0])
+            values.extend(
+                [rid, ctx.document_id, our_locale, top.get(rid, 0.0) + 1, float(order[row[1]])]
+            )
+        yield execute(
+            f'INSERT INTO "{table}" (source_id, target_document_id, target_locale, position, '
+            "inv_position) VALUES " + ", ".join(["(?, ?, ?, ?, ?)"] * len(rows)),
+            values,
+        )
+
+    def _components(
+        self, schema: Schema, row_id: int, write: ComponentWrite, ctx: WriteContext
+    ) -> Program:
+        cmps = components_table_name(schema)
+        rows = yield query(
+            f'SELECT cmp_id, component_type FROM "{cmps}" WHERE entity_id = ? AND field = ?',
+            (row_id, write.attr.name),
+        )
+        yield from self._delete_components(rows)
+        yield execute(
+            f'DELETE FROM "{cmps}" WHERE entity_id = ? AND field = ?', (row_id, write.attr.name)
+        )
+        for i, (comp, written) in enumerate(write.items, start=1):
+            values = {
+                a.column: a.kind.to_db(v, self.dialect)
+                for a, v in written.values.items()
+                if a.column is not None
+            }
+            if values:
+                cols = ", ".join(f'"{c}"' for c in values)
+                got = yield query(
+                    f'INSERT INTO "{comp.table}" ({cols}) VALUES '
+                    f"({_marks(len(values))}) RETURNING id",
+                    list(values.values()),
+                )
+            else:
+                got = yield query(f'INSERT INTO "{comp.table}" DEFAULT VALUES RETURNING id')
+            comp_id = int(got[0][0])
+            yield execute(
+                f'INSERT INTO "{cmps}" (entity_id, cmp_id, component_type, field, '
+                "position) VALUES (?, ?, ?, ?, ?)",
+                (row_id, comp_id, comp.uid, write.attr.name, float(i)),
+            )
+            if written.links:
+                yield from self.apply(comp, comp_id, written.links, ctx)
+
+    def _media(self, schema: Schema, row_id: int, write: MediaWrite) -> Program:
+        attr = write.attr
+        ids = list(dict.fromkeys(write.file_ids))
+        if ids:
+            rows = yield query(
+                f'SELECT id, mime FROM "{FILES_TABLE}" WHERE id IN ({_marks(len(ids))})', ids
+            )
+            found = {int(r[0]): r[1] or "" for r in rows}
+            errors = []
+            for i, fid in enumerate(ids):
+                if fid not in found:
+                    errors.append(
+                        FieldError(
+                            [attr.name, i] if attr.multiple else [attr.name],
+                            f"File with id {fid} not found",
+                            fid,
+                        )
+                    )
+                elif attr.allowed_types and not _mime_allowed(found[fid], attr.allowed_types):
+                    errors.append(
+                        FieldError(
+                            [attr.name, i] if attr.multiple else [attr.name],
+                            f"File with id {fid} ({found[fid]}) is not one of the allowed types: "
+                            f"{', '.join(attr.allowed_types)}",
+                            fid,
+                        )
+                    )
+            if errors:
+                raise validation_failed(errors)
+        yield execute(
+            f'DELETE FROM "{FILES_LINK_TABLE}" WHERE related_type = ? AND '
+            "related_id = ? AND field = ?",
+            (schema.uid, row_id, attr.name),
+        )
+        if ids:
+            values: list[Any] = []
+            for i, fid in enumerate(ids, start=1):
+                values.extend([fid, row_id, schema.uid, attr.name, float(i)])
+            yield execute(
+                f'INSERT INTO "{FILES_LINK_TABLE}" (file_id, related_id, '
+                "related_type, field, position) VALUES "
+                + ", ".join(["(?, ?, ?, ?, ?)"] * len(ids)),
+                values,
+            )
+
+    # ------------------------------------------------------------------ copy and delete
+    def copy(self, schema: Schema, from_id: int, to_id: int) -> Program:
+        """Copies the relations, components and media of one row to another (publishing)."""
+        for attr in schema.attributes.values():
+            if relation_owner(attr):
+                table = link_table_name(schema, attr)
+                yield execute(
+                    f'INSERT INTO "{table}" (source_id, target_document_id, target_locale, '
+                    "position, inv_position) SELECT ?, target_document_id, target_locale, "
+                    f'position, inv_position FROM "{table}" WHERE source_id = ?',
+                    (to_id, from_id),
+                )
+        if any(a.type == "media" for a in schema.attributes.values()):
+            yield execute(
+                f'INSERT INTO "{FILES_LINK_TABLE}" (file_id, related_id, related_type, field, '
+                f"position) SELECT file_id, ?, related_type, field, position FROM "
+                f'"{FILES_LINK_TABLE}" WHERE related_type = ? AND related_id = ?',
+                (to_id, schema.uid, from_id),
+            )
+        if any(a.type in ("component", "dynamiczone") for a in schema.attributes.values()):
+            cmps = components_table_name(schema)
+            rows = yield query(
+                f'SELECT cmp_id, component_type, field, position FROM "{cmps}" '
+                "WHERE entity_id = ? ORDER BY id",
+                (from_id,),
+            )
+            for cmp_id, uid, fld, position in rows:
+                comp = self.registry.components[uid]
+                cols = ", ".join(
+                    f'"{a.column}"' for a in comp.scalar_attributes if a.column is not None
+                )
+                if cols:
+                    got = yield query(
+                        f'INSERT INTO "{comp.table}" ({cols}) SELECT {cols} FROM '
+                        f'"{comp.table}" WHERE id = ? RETURNING id',
+                        (cmp_id,),
+                    )
+                else:
+                    got = yield query(f'INSERT INTO "{comp.table}" DEFAULT VALUES RETURNING id')
+                new_id = int(got[0][0])
+                yield execute(
+                    f'INSERT INTO "{cmps}" (entity_id, cmp_id, component_type, field, '
+                    "position) VALUES (?, ?, ?, ?, ?)",
+                    (to_id, new_id, uid, fld, position),
+                )
+                yield from self.copy(comp, int(cmp_id), new_id)
+
+    def delete_owned(self, schema: Schema, row_ids: list[int]) -> Program:
+        """Deletes the components and media links owned by rows about to be deleted
+        (relation link rows go with their source rows)."""
+        if not row_ids:
+            return
+        if any(a.type in ("component", "dynamiczone") for a in schema.attributes.values()):
+            cmps = components_table_name(schema)
+            rows = yield query(
+                f'SELECT cmp_id, component_type FROM "{cmps}" WHERE entity_id '
+                f"IN ({_marks(len(row_ids))})",
+                row_ids,
+            )
+            yield from self._delete_components(rows)
+        if any(a.type == "media" for a in schema.attributes.values()):
+            yield execute(
+                f'DELETE FROM "{FILES_LINK_TABLE}" WHERE related_type = ? AND '
+                f"related_id IN ({_marks(len(row_ids))})",
+                [schema.uid, *row_ids],
+            )
+
+    def _delete_components(self, rows: list[Any]) -> Program:
+        by_type: dict[str, list[int]] = defaultdict(list)
+        for cmp_id, uid in rows:
+            by_type[uid].append(int(cmp_id))
+        for uid, ids in by_type.items():
+            comp: Component = self.registry.components[uid]
+            yield from self.delete_owned(comp, ids)
+            yield execute(f'DELETE FROM "{comp.table}" WHERE id IN ({_marks(len(ids))})', ids)
+
+    def detach(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
+        """Removes links that point at a deleted document (or one deleted locale of it)."""
+        for schema, attr in self.incoming.get(ct.uid, []):
+            table = link_table_name(schema, attr)
+            if locale is not None and ct.localized:
+                yield execute(
+                    f'DELETE FROM "{table}" WHERE target_document_id = ? AND target_locale = ?',
+                    (document_id, locale),
+                )
+            else:
+                yield execute(f'DELETE FROM "{table}" WHERE target_document_id = ?', (document_id,))
+
+
+def _mime_allowed(mime: str, allowed: tuple[str, ...]) -> bool:
+    group = next((g for g, prefix in MIME_GROUPS.items() if mime.startswith(prefix)), "files")
+    return group in allowed
