@@ -289,7 +289,7 @@ def test_empty_strings(api: Api) -> None:
 
 
 def test_unicode_text_round_trips(api: Api) -> None:
-    title = "Grüße — 日本語 🎉 \"quotes\" \\ back"
+    title = 'Grüße — 日本語 🎉 "quotes" \\ back'
     doc = article(api, title=title)
     assert doc["title"] == title
     assert api.get(f"/api/articles/{doc['documentId']}").json()["data"]["title"] == title

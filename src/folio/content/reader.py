@@ -10,7 +10,7 @@ from typing import Any
 from folio.content.spec import QuerySpec
 from folio.content.where import compile_where
 from folio.schema.kinds import Converter, timestamp_expr
-from folio.schema.model import ContentType
+from folio.schema.model import ContentType, Schema
 
 Row = Sequence[Any]
 
@@ -27,7 +27,8 @@ class Selection:
 
     def documents(self, rows: Sequence[Row]) -> list[dict[str, Any]]:
         keys, convert = self.keys, self.convert
-        docs = [dict(zip(keys, row, strict=True)) for row in rows]
+        # rows may carry extra trailing columns (a parent key): zip stops at the keys
+        docs = [dict(zip(keys, row, strict=False)) for row in rows]
         if convert:
             for doc, row in zip(docs, rows, strict=True):
                 for index, fn in convert:
@@ -35,85 +36,123 @@ class Selection:
         return docs
 
 
+SYSTEM_COLUMNS = {
+    "createdAt": "created_at",
+    "updatedAt": "updated_at",
+    "publishedAt": "published_at",
+}
+
+
+def build_selection(
+    schema: Schema, fields: list[str] | None, dialect: str, alias: str = "t"
+) -> Selection:
+    """The select list of a content type (id, documentId, attributes, timestamps, locale)
+    or a component (id, attributes); `fields` picks and orders the attributes."""
+    d = dialect
+    ts: Callable[[str], str] = timestamp_expr if d == "postgres" else (lambda c: c)
+    is_type = isinstance(schema, ContentType)
+    cols: list[str] = [f"{alias}.id"]
+    keys: list[str] = ["id"]
+    if is_type:
+        cols.append(f"{alias}.document_id")
+        keys.append("documentId")
+    convert: list[tuple[int, Converter]] = []
+    if fields is None:
+        names = [a.name for a in schema.scalar_attributes if not a.is_hidden]
+        if is_type:
+            names += list(SYSTEM_COLUMNS)
+            if isinstance(schema, ContentType) and schema.localized:
+                names.append("locale")
+    else:
+        names = list(fields)
+    for name in names:
+        attr = schema.attributes.get(name)
+        if attr is not None:
+            if not attr.kind.scalar or attr.is_hidden or attr.column is None:
+                continue
+            cols.append(attr.kind.select_expr(f'{alias}."{attr.column}"', d))
+            fn = attr.kind.output(d)
+            if fn is not None:
+                convert.append((len(keys), fn))
+        elif is_type and name in SYSTEM_COLUMNS:
+            cols.append(ts(f"{alias}.{SYSTEM_COLUMNS[name]}"))
+        elif is_type and name == "locale":
+            cols.append(f"{alias}.locale")
+        else:
+            continue
+        keys.append(name)
+    return Selection(", ".join(cols), tuple(keys), tuple(convert))
+
+
 class TypeReader:
     def __init__(self, ct: ContentType, dialect: str) -> None:
         self.ct = ct
         self.dialect = dialect
-        self._selections: dict[tuple[str, ...] | None, Selection] = {}
+        self._selections: dict[tuple[tuple[str, ...] | None, str], Selection] = {}
         self._statements: dict[Any, str] = {}
         self.visible = [a for a in ct.scalar_attributes if not a.is_hidden]
 
     def selection(self, fields: list[str] | None, alias: str = "t") -> Selection:
-        key = tuple(fields) if fields is not None else None
+        key = (tuple(fields) if fields is not None else None, alias)
         found = self._selections.get(key)
-        if found is not None:
-            return found
-        d = self.dialect
-        ts: Callable[[str], str] = timestamp_expr if d == "postgres" else (lambda c: c)
-        cols: list[str] = [f"{alias}.id", f"{alias}.document_id"]
-        keys: list[str] = ["id", "documentId"]
-        convert: list[tuple[int, Converter]] = []
-        system = {
-            "createdAt": "created_at",
-            "updatedAt": "updated_at",
-            "publishedAt": "published_at",
-        }
-        if fields is None:
-            names = [a.name for a in self.visible] + list(system)
-            if self.ct.localized:
-                names.append("locale")
-        else:
-            names = list(fields)
-        for name in names:
-            attr = self.ct.attributes.get(name)
-            if attr is not None:
-                assert attr.column is not None
-                cols.append(attr.kind.select_expr(f'{alias}."{attr.column}"', d))
-                fn = attr.kind.output(d)
-                if fn is not None:
-                    convert.append((len(keys), fn))
-            elif name in system:
-                cols.append(ts(f"{alias}.{system[name]}"))
-            elif name == "locale":
-                cols.append(f"{alias}.locale")
-            else:
-                continue
-            keys.append(name)
-        sel = Selection(", ".join(cols), tuple(keys), tuple(convert))
-        self._selections[key] = sel
-        return sel
+        if found is None:
+            found = build_selection(self.ct, fields, self.dialect, alias)
+            self._selections[key] = found
+        return found
 
     def version_where(
-        self, status: str, locale: str | None, alias: str = "t"
+        self, status: str, locale: str | None, alias: str = "t", hint: bool = False
     ) -> tuple[list[str], list[Any]]:
-        """Conditions choosing one version per document: status and locale."""
+        """Conditions choosing one version per document: status and locale. With `hint`,
+        SQLite is told (unary +) not to pick an index for them: a page in id order is then a
+        short walk of the table instead of an index search followed by a sort."""
+        plus = "+" if hint and self.dialect == "sqlite" else ""
         parts: list[str] = []
         params: list[Any] = []
         if self.ct.draft_and_publish:
-            parts.append(f"{alias}.published_at IS {'NOT ' if status == 'published' else ''}NULL")
+            parts.append(
+                f"{plus}{alias}.published_at IS {'NOT ' if status == 'published' else ''}NULL"
+            )
         if self.ct.localized:
-            parts.append(f"{alias}.locale = ?")
+            parts.append(f"{plus}{alias}.locale = ?")
             params.append(locale)
         return parts, params
 
     def find_statements(self, spec: QuerySpec) -> tuple[str, list[Any], str, list[Any]]:
         """(page SQL, params, count SQL, params) for a find."""
+        order = tuple((ref.column, desc) for ref, desc in spec.sort)
+        hint = not order or order == (("id", False),)
         parts, params = self.version_where(spec.status, spec.locale)
+        page_parts, _ = self.version_where(spec.status, spec.locale, hint=hint)
         where_text, where_params = compile_where(spec.filters, self.dialect)
         if where_text:
             parts.append(where_text)
+            page_parts.append(where_text)
             params.extend(where_params)
         where = " AND ".join(parts)
-        order = tuple((ref.column, desc) for ref, desc in spec.sort)
-        key = ("find", tuple(spec.fields) if spec.fields is not None else None, where, order)
+        page_where = " AND ".join(page_parts)
+        key = ("find", tuple(spec.fields) if spec.fields is not None else None, page_where, order)
         page_sql = self._statements.get(key)
         if page_sql is None:
             sel = self.selection(spec.fields)
-            page_sql = (
-                f'SELECT {sel.sql} FROM "{self.ct.table}" t'
-                + (f" WHERE {where}" if where else "")
-                + f" ORDER BY {self._order(order)} LIMIT ? OFFSET ?"
-            )
+            table = f'"{self.ct.table}"'
+            filtered = f" WHERE {page_where}" if page_where else ""
+            ordering = self._order(order)
+            if hint or self.dialect != "sqlite":
+                page_sql = (
+                    f"SELECT {sel.sql} FROM {table} t{filtered} ORDER BY {ordering} "
+                    "LIMIT ? OFFSET ?"
+                )
+            else:
+                # sort ids and sort keys only, then fetch the page's rows: SQLite's sorter
+                # would otherwise carry every matching row whole
+                page_sql = (
+                    f"SELECT {sel.sql} FROM {table} t WHERE t.id IN (SELECT t.id FROM "
+                    f"{table} t{filtered} ORDER BY {ordering} LIMIT ? OFFSET ?) "
+                    f"ORDER BY {ordering}"
+                )
+            if len(self._statements) > 2000:
+                self._statements.clear()
             self._statements[key] = page_sql
         count_key = ("count", where)
         count_sql = self._statements.get(count_key)

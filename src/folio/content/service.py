@@ -9,6 +9,7 @@ from typing import Any
 
 from folio.content.ids import new_document_id
 from folio.content.linkstore import LinkStore, WriteContext
+from folio.content.populate import Populator, ReadContext
 from folio.content.reader import TypeReader
 from folio.content.spec import QuerySpec
 from folio.content.validation import Written, validate_data
@@ -31,6 +32,7 @@ class DocumentService:
         }
         self._insert_sql: dict[tuple[str, tuple[str, ...]], str] = {}
         self.links = LinkStore(registry, db.dialect)
+        self.populator = Populator(registry, db.dialect)
 
     def reader(self, ct: ContentType) -> TypeReader:
         return self.readers[ct.uid]
@@ -42,17 +44,25 @@ class DocumentService:
         sel = reader.selection(spec.fields)
         with_count = spec.pagination.with_count
 
+        populate = spec.populate
+        ctx = ReadContext(spec.status, spec.locale)
+
         def program() -> Program:
             if with_count:
                 rows, counted = yield Batch(
                     [query(page_sql, page_params), query(count_sql, count_params)]
                 )
-                return rows, counted[0][0]
-            rows = yield query(page_sql, page_params)
-            return rows, -1
+                total = counted[0][0]
+            else:
+                rows = yield query(page_sql, page_params)
+                total = -1
+            docs = sel.documents(rows)
+            if populate:
+                yield from self.populator.load(ct, docs, populate, ctx)
+            return docs, total
 
-        rows, total = await self.db.read(program())
-        return sel.documents(rows), total
+        docs, total = await self.db.read(program())
+        return docs, total
 
     async def find_one(
         self, ct: ContentType, document_id: str, spec: QuerySpec
@@ -65,17 +75,32 @@ class DocumentService:
             params = [document_id, *params]
         sel = reader.selection(spec.fields)
 
+        populate = spec.populate
+        ctx = ReadContext(spec.status, spec.locale)
+
         def program() -> Program:
             rows = yield query(sql, params)
-            return rows
+            docs = sel.documents(rows)
+            if docs and populate:
+                yield from self.populator.load(ct, docs, populate, ctx)
+            return docs
 
-        rows = await self.db.read(program())
-        return sel.documents(rows)[0] if rows else None
+        docs = await self.db.read(program())
+        return docs[0] if docs else None
 
-    def _read_back(self, ct: ContentType, row_id: int) -> Program:
+    def _read_back(
+        self,
+        ct: ContentType,
+        row_id: int,
+        populate: dict[str, Any] | None = None,
+        ctx: ReadContext | None = None,
+    ) -> Program:
         sel = self.reader(ct).selection(None)
         rows = yield query(f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?', (row_id,))
-        return sel.documents(rows)[0]
+        docs = sel.documents(rows)
+        if populate and ctx is not None:
+            yield from self.populator.load(ct, docs, populate, ctx)
+        return docs[0]
 
     # ------------------------------------------------------------------ writes
     def _locale_for(self, ct: ContentType, locale: str | None) -> str | None:
@@ -152,16 +177,18 @@ class DocumentService:
         *,
         locale: str | None = None,
         status: str = "published",
+        populate: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         written = validate_data(ct, data, partial=False, registry=self.registry)
         locale = self._locale_for(ct, locale)
         draft_only = ct.draft_and_publish and status == "draft"
-        d = self.dialect
+        ctx = ReadContext("draft" if draft_only else "published", locale)
 
         def program() -> Program:
-            doc = yield from self._create_version(
+            row_id = yield from self._create_version(
                 ct, new_document_id(), written, None, locale, draft_only
             )
+            doc = yield from self._read_back(ct, row_id, populate, ctx)
             return doc
 
         return dict(await self.db.write(program()))
@@ -174,6 +201,7 @@ class DocumentService:
         *,
         locale: str | None = None,
         status: str = "published",
+        populate: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Partial update of one locale version; for single types (document_id None) the
         document is created when absent."""
@@ -181,15 +209,17 @@ class DocumentService:
         locale = self._locale_for(ct, locale)
         draft_only = ct.draft_and_publish and status == "draft"
         d = self.dialect
+        read_ctx = ReadContext("draft" if draft_only else "published", locale)
 
         def program() -> Program:
             doc_id = document_id
             if doc_id is None:
                 rows = yield query(f'SELECT document_id FROM "{ct.table}" ORDER BY id LIMIT 1')
                 if not rows:
-                    created = yield from self._create_version(
+                    row_id = yield from self._create_version(
                         ct, new_document_id(), written, data, locale, draft_only
                     )
+                    created = yield from self._read_back(ct, row_id, populate, read_ctx)
                     return created
                 doc_id = rows[0][0]
             version = "t.published_at IS NULL" if ct.draft_and_publish else "1 = 1"
@@ -207,9 +237,10 @@ class DocumentService:
                 )
                 if not exists:
                     raise NotFoundError()
-                created = yield from self._create_version(
+                row_id = yield from self._create_version(
                     ct, doc_id, written, data, locale, draft_only
                 )
+                created = yield from self._read_back(ct, row_id, populate, read_ctx)
                 return created
             row_id = int(rows[0][0])
             yield from self._check_unique(ct, written, doc_id, locale, ct.draft_and_publish)
@@ -227,7 +258,7 @@ class DocumentService:
                 yield from self.links.apply(ct, row_id, written.links, ctx)
             if ct.draft_and_publish and not draft_only:
                 row_id = yield from self._publish_row(ct, doc_id, row_id, locale, now)
-            doc = yield from self._read_back(ct, row_id)
+            doc = yield from self._read_back(ct, row_id, populate, read_ctx)
             return doc
 
         return dict(await self.db.write(program()))
@@ -267,8 +298,7 @@ class DocumentService:
             yield from self.links.apply(ct, row_id, written.links, ctx)
         if ct.draft_and_publish and not draft_only:
             row_id = yield from self._publish_row(ct, document_id, row_id, locale, now)
-        doc = yield from self._read_back(ct, row_id)
-        return doc
+        return row_id
 
     def _sync_shared(
         self, ct: ContentType, written: Written, document_id: str, row_id: int

@@ -18,8 +18,9 @@ from folio.schema.kinds import (
     Kind,
     StringKind,
 )
-from folio.schema.model import ContentType, Schema
+from folio.schema.model import Attribute, ContentType, Registry, Schema
 from folio.schema.values import parse_bool
+from folio.store.layout import components_table_name, link_table_name
 
 LOGICAL = frozenset({"$and", "$or", "$not"})
 LOCALE_KIND = StringKind()
@@ -83,7 +84,49 @@ class Not:
         self.child = child
 
 
-Node = Cond | Group | Not
+class Rel:
+    """A condition on related rows: a relation (either side) or a component field."""
+
+    __slots__ = (
+        "child",
+        "field",
+        "kind",
+        "link",
+        "locale",
+        "outer_localized",
+        "status",
+        "target",
+        "target_dnp",
+        "target_localized",
+    )
+
+    def __init__(
+        self,
+        kind: str,
+        link: str,
+        target: str,
+        child: Node,
+        *,
+        field: str = "",
+        target_dnp: bool = False,
+        target_localized: bool = False,
+        outer_localized: bool = False,
+        locale: str | None = None,
+        status: str = "published",
+    ) -> None:
+        self.kind = kind  # "owner" | "inverse" | "component"
+        self.link = link
+        self.target = target
+        self.child = child
+        self.field = field
+        self.target_dnp = target_dnp
+        self.target_localized = target_localized
+        self.outer_localized = outer_localized
+        self.locale = locale
+        self.status = status
+
+
+Node = Cond | Group | Not | Rel
 
 
 @dataclass
@@ -112,15 +155,28 @@ class QuerySpec:
     fields: list[str] | None = None  # attribute names; None means all
     locale: str | None = None
     status: str = "published"
+    populate: dict[str, Any] = field(default_factory=dict)  # name -> populate.Populate
 
 
 class FilterBuilder:
     """Turns operator dictionaries into a filter tree, checked against a schema."""
 
-    def __init__(self, dialect: str, param: str = "filters", source: str = "query") -> None:
+    def __init__(
+        self,
+        dialect: str,
+        param: str = "filters",
+        source: str = "query",
+        *,
+        registry: Registry | None = None,
+        status: str = "published",
+        locale: str | None = None,
+    ) -> None:
         self.dialect = dialect
         self.param = param
         self.source = source
+        self.registry = registry
+        self.status = status
+        self.locale = locale
 
     def invalid_key(self, key: str, path: list[str]) -> ValidationError:
         return invalid_key(key, _field_path(path), self.param, self.source)
@@ -177,13 +233,83 @@ class FilterBuilder:
                 if child is not None:
                     nodes.append(Not(child))
             else:
+                attr = schema.attributes.get(key)
+                if attr is not None and not attr.kind.scalar and self.registry is not None:
+                    rel = self.related(schema, attr, value, [*path, key])
+                    if rel is not None:
+                        nodes.append(rel)
+                    continue
                 ref = field_ref(schema, key)
                 if ref is None:
+                    if (attr is not None and not attr.is_hidden) or key in (
+                        "createdBy",
+                        "updatedBy",
+                        "localizations",
+                    ):
+                        raise invalid_key(
+                            key, ".".join([*_names(path), key]), self.param, self.source
+                        )
                     raise self.invalid_key(key, path)
                 nodes.append(self.field_filter(ref, value, [*path, key]))
         if not nodes:
             return None
         return nodes[0] if len(nodes) == 1 else Group("AND", nodes)
+
+    def related(self, schema: Schema, attr: Attribute, raw: Any, path: list[str]) -> Node | None:
+        assert self.registry is not None
+        if attr.type in ("media", "dynamiczone"):
+            raise ValidationError(
+                f"Filtering on {attr.type} attributes is not supported ({attr.name})",
+                {
+                    "key": attr.name,
+                    "path": ".".join(_names(path)),
+                    "source": self.source,
+                    "param": self.param,
+                },
+            )
+        if not isinstance(raw, dict):
+            raise self.invalid_value(
+                path, raw, "expected an object of filters on the related fields"
+            )
+        if attr.type == "component":
+            comp = self.registry.components[str(attr.component)]
+            child = self.build(comp, raw, path)
+            if child is None:
+                return None
+            return Rel(
+                "component", components_table_name(schema), comp.table, child, field=attr.name
+            )
+        target = self.registry.content_types.get(str(attr.target))
+        if target is None:
+            raise self.invalid_key(attr.name, path[:-1])
+        child = self.build(target, raw, path)
+        if child is None:
+            return None
+        outer_localized = isinstance(schema, ContentType) and schema.localized
+        if attr.mapped_by is None:
+            return Rel(
+                "owner",
+                link_table_name(schema, attr),
+                target.table,
+                child,
+                target_dnp=target.draft_and_publish,
+                target_localized=target.localized,
+                status=self.status,
+            )
+        owner_attr = target.attributes.get(attr.mapped_by)
+        if owner_attr is None:
+            raise self.invalid_key(attr.name, path[:-1])
+        return Rel(
+            "inverse",
+            link_table_name(target, owner_attr),
+            target.table,
+            child,
+            target_dnp=target.draft_and_publish,
+            target_localized=target.localized,
+            outer_localized=outer_localized,
+            locale=self.locale,
+            status=self.status,
+        )
 
     def field_filter(self, ref: FieldRef, raw: Any, path: list[str]) -> Node:
         if not isinstance(raw, dict):
@@ -263,6 +389,10 @@ class FilterBuilder:
         except (ValueError, OverflowError) as exc:
             reason = str(exc) or f"not a valid {kind.label}"
             raise self.invalid_value(path, raw, reason) from None
+
+
+def _names(path: list[str]) -> list[str]:
+    return [p for p in path if not p.startswith("$") and not p.isdigit()]
 
 
 def _field_path(path: list[str]) -> str | None:

@@ -94,9 +94,9 @@ def _validate(
                 continue
             if attr.kind.scalar and attr.has_default and attr.default is not None:
                 out.values[attr] = attr.kind.default_for(attr)
-            elif attr.required and attr.kind.scalar:
-                errors.append(FieldError([*prefix, attr.name], f"{attr.name} must be defined."))
-            elif attr.required and attr.type in ("component", "dynamiczone", "media"):
+            elif (attr.required and attr.kind.scalar) or (
+                attr.required and attr.type in ("component", "dynamiczone", "media")
+            ):
                 errors.append(FieldError([*prefix, attr.name], f"{attr.name} must be defined."))
     return out
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from folio.content.spec import Cond, FieldRef, Group, Node
+from folio.content.spec import Cond, FieldRef, Group, Node, Rel
 
 Shape = tuple[Any, ...]
 
@@ -33,6 +33,19 @@ def shape_of(node: Node) -> Shape:
         return ("c", node.field, node.op, n, flag)
     if isinstance(node, Group):
         return ("g", node.op, tuple(shape_of(c) for c in node.children))
+    if isinstance(node, Rel):
+        return (
+            "r",
+            node.kind,
+            node.link,
+            node.target,
+            node.target_dnp,
+            node.target_localized,
+            node.outer_localized,
+            node.locale is not None,
+            node.status,
+            shape_of(node.child),
+        )
     return ("n", shape_of(node.child))
 
 
@@ -52,6 +65,12 @@ def params_of(node: Node, dialect: str, out: list[Any]) -> None:
     elif isinstance(node, Group):
         for child in node.children:
             params_of(child, dialect, out)
+    elif isinstance(node, Rel):
+        if node.kind == "component":
+            out.append(node.field)
+        elif node.kind == "inverse" and node.target_localized and node.locale is not None:
+            out.append(node.locale)
+        params_of(node.child, dialect, out)
     else:
         params_of(node.child, dialect, out)
 
@@ -86,6 +105,8 @@ def where_sql(shape: Shape, dialect: str, alias: str) -> str:
     if tag == "g":
         joiner = f" {shape[1]} "
         return "(" + joiner.join(where_sql(s, dialect, alias) for s in shape[2]) + ")"
+    if tag == "r":
+        return _related_sql(shape, dialect, alias)
     if tag == "n":
         inner = where_sql(shape[1], dialect, alias)
         # NOT over a condition that is NULL for a row would drop the row: count it as false
@@ -113,6 +134,47 @@ def where_sql(shape: Shape, dialect: str, alias: str) -> str:
     sql_op = sqlite_op if dialect == "sqlite" else pg_op
     escape = " ESCAPE '\\'" if sql_op in ("LIKE", "ILIKE") else ""
     return f"{col} {'NOT ' if negated else ''}{sql_op} ?{escape}"
+
+
+def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
+    (
+        _,
+        kind,
+        link,
+        target,
+        target_dnp,
+        target_localized,
+        outer_localized,
+        has_locale,
+        status,
+        child,
+    ) = shape
+    inner = alias + "x"
+    lnk = alias + "l"
+    conds: list[str] = []
+    if kind == "component":
+        frm = f'"{link}" {lnk} JOIN "{target}" {inner} ON {inner}.id = {lnk}.cmp_id'
+        conds += [f"{lnk}.entity_id = {alias}.id", f"{lnk}.field = ?"]
+    elif kind == "owner":
+        on = f"{inner}.document_id = {lnk}.target_document_id"
+        if target_localized:
+            on += f" AND {inner}.locale = {lnk}.target_locale"
+        frm = f'"{link}" {lnk} JOIN "{target}" {inner} ON {on}'
+        conds.append(f"{lnk}.source_id = {alias}.id")
+    else:
+        frm = f'"{link}" {lnk} JOIN "{target}" {inner} ON {inner}.id = {lnk}.source_id'
+        conds.append(f"{lnk}.target_document_id = {alias}.document_id")
+        conds.append(
+            f"{lnk}.target_locale = {alias}.locale"
+            if outer_localized
+            else f"{lnk}.target_locale IS NULL"
+        )
+        if target_localized and has_locale:
+            conds.append(f"{inner}.locale = ?")
+    if kind != "component" and target_dnp:
+        conds.append(f"{inner}.published_at IS {'NOT ' if status == 'published' else ''}NULL")
+    conds.append(where_sql(child, dialect, inner))
+    return f"EXISTS (SELECT 1 FROM {frm} WHERE {' AND '.join(conds)})"
 
 
 def compile_where(node: Node | None, dialect: str, alias: str = "t") -> tuple[str, list[Any]]:

@@ -65,6 +65,8 @@ class ContentEndpoints:
         self.folio = folio
         self.settings = folio.settings
         self.routes = folio.registry.by_route
+        self.registry = folio.registry
+        self.dialect = folio.db.dialect
 
     def _type(self, request: Request) -> ContentType:
         ct = self.routes.get(request.path_params["name"])
@@ -114,7 +116,7 @@ class ContentEndpoints:
 
     async def _find(self, request: Request, ct: ContentType) -> Response:
         await self._authorize(request, ct, "find")
-        spec = parse_find(ct, _params(request), self.settings, self.folio.db.dialect)
+        spec = parse_find(ct, _params(request), self.settings, self.dialect, self.registry)
         docs, total = await self.folio.documents.find(ct, spec)
         return json_response({"data": docs, "meta": page_meta(spec.pagination, total)})
 
@@ -122,7 +124,7 @@ class ContentEndpoints:
         self, request: Request, ct: ContentType, document_id: str | None, action: str
     ) -> Response:
         await self._authorize(request, ct, action)
-        spec = parse_read(ct, _params(request), self.settings)
+        spec = parse_read(ct, _params(request), self.settings, self.dialect, self.registry)
         doc = await self.folio.documents.find_one(ct, document_id or "", spec)
         if doc is None:
             raise NotFoundError()
@@ -131,17 +133,19 @@ class ContentEndpoints:
     async def _create(self, request: Request, ct: ContentType) -> Response:
         await self._authorize(request, ct, "create")
         params = _params(request)
-        spec = parse_read(ct, params, self.settings)
+        spec = parse_read(ct, params, self.settings, self.dialect, self.registry)
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         locale = parse_locale(ct, _body_locale(ct, data, params), self.settings)
-        doc = await self.folio.documents.create(ct, data, locale=locale, status=spec.status)
+        doc = await self.folio.documents.create(
+            ct, data, locale=locale, status=spec.status, populate=spec.populate
+        )
         doc.pop("id", None)
         return json_response({"data": _pick(doc, spec.fields), "meta": {}}, 201)
 
     async def _update(self, request: Request, ct: ContentType, document_id: str | None) -> Response:
         await self._authorize(request, ct, "update")
         params = _params(request)
-        spec = parse_read(ct, params, self.settings)
+        spec = parse_read(ct, params, self.settings, self.dialect, self.registry)
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         if "locale" in data and ct.localized and data["locale"] not in (None, spec.locale):
             raise ValidationError(
@@ -158,7 +162,12 @@ class ContentEndpoints:
                 },
             )
         doc = await self.folio.documents.update(
-            ct, document_id, data, locale=spec.locale, status=spec.status
+            ct,
+            document_id,
+            data,
+            locale=spec.locale,
+            status=spec.status,
+            populate=spec.populate,
         )
         return json_response({"data": _pick(doc, spec.fields), "meta": {}})
 

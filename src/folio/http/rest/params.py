@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from folio.config import Settings
+from folio.content.populate import PopulateParser
 from folio.content.spec import (
     SYSTEM_FIELDS,
     FieldRef,
@@ -18,7 +19,7 @@ from folio.content.spec import (
     invalid_key,
 )
 from folio.errors import PaginationError, ValidationError
-from folio.schema.model import ContentType
+from folio.schema.model import ContentType, Registry
 
 STATUSES = ("published", "draft")
 _NUMBER_RE = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
@@ -227,8 +228,22 @@ KNOWN_PARAMS = frozenset(
 )
 
 
+def parse_populate(
+    ct: ContentType, params: dict[str, Any], spec: QuerySpec, registry: Registry, dialect: str
+) -> None:
+    raw = params.get("populate")
+    if raw is None:
+        return
+    parser = PopulateParser(registry, dialect, spec.status, spec.locale, parse_fields, parse_sort)
+    spec.populate = parser.parse(ct, raw, [])
+
+
 def parse_find(
-    ct: ContentType, params: dict[str, Any], settings: Settings, dialect: str
+    ct: ContentType,
+    params: dict[str, Any],
+    settings: Settings,
+    dialect: str,
+    registry: Registry,
 ) -> QuerySpec:
     spec = QuerySpec()
     spec.status = parse_status(ct, params.get("status"))
@@ -238,14 +253,19 @@ def parse_find(
     spec.pagination = parse_pagination(params.get("pagination"), settings)
     filters = params.get("filters")
     if filters is not None:
-        spec.filters = FilterBuilder(dialect).build(ct, filters)
+        builder = FilterBuilder(dialect, registry=registry, status=spec.status, locale=spec.locale)
+        spec.filters = builder.build(ct, filters)
+    parse_populate(ct, params, spec, registry, dialect)
     return spec
 
 
-def parse_read(ct: ContentType, params: dict[str, Any], settings: Settings) -> QuerySpec:
-    """Parameters of findOne and of write responses: fields, locale, status."""
+def parse_read(
+    ct: ContentType, params: dict[str, Any], settings: Settings, dialect: str, registry: Registry
+) -> QuerySpec:
+    """Parameters of findOne and of write responses: fields, populate, locale, status."""
     spec = QuerySpec()
     spec.status = parse_status(ct, params.get("status"))
     spec.locale = parse_locale(ct, params.get("locale"), settings)
     spec.fields = parse_fields(ct, params.get("fields"))
+    parse_populate(ct, params, spec, registry, dialect)
     return spec

@@ -1,0 +1,448 @@
+"""Populate: which relations, components, dynamic zones and media a read returns, and the
+batched loading of them — one query per populated field and level (a dynamic zone: one for
+its entries plus one per component kind present), whatever the number of documents."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from folio.content.reader import Selection, build_selection
+from folio.content.spec import FieldRef, FilterBuilder, Node, invalid_key
+from folio.content.where import compile_where
+from folio.errors import ValidationError
+from folio.schema.kinds import timestamp_expr
+from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
+from folio.store.layout import (
+    FILES_LINK_TABLE,
+    FILES_TABLE,
+    components_table_name,
+    link_table_name,
+)
+from folio.store.program import Program, query
+
+LINK_TYPES = frozenset({"relation", "media", "component", "dynamiczone"})
+TRUE = frozenset({"true", "*", "1", "t"})
+FALSE = frozenset({"false", "0", "f"})
+POPULATE_KEYS = frozenset({"fields", "filters", "sort", "populate", "on", "count"})
+
+
+@dataclass
+class Populate:
+    attr: Attribute
+    fields: list[str] | None = None
+    filters: Node | None = None
+    sort: list[tuple[FieldRef, bool]] = field(default_factory=list)
+    children: dict[str, Populate] = field(default_factory=dict)
+    on: dict[str, dict[str, Populate]] = field(default_factory=dict)
+
+
+class PopulateParser:
+    """Reads the `populate` parameter in every form the REST API accepts: `*`, a comma list,
+    an array, dotted paths, and objects with fields / filters / sort / populate / on."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        dialect: str,
+        status: str,
+        locale: str | None,
+        parse_fields: Any,
+        parse_sort: Any,
+    ) -> None:
+        self.registry = registry
+        self.dialect = dialect
+        self.status = status
+        self.locale = locale
+        self.parse_fields = parse_fields
+        self.parse_sort = parse_sort
+
+    def target(self, attr: Attribute) -> Schema | None:
+        if attr.type == "relation":
+            return self.registry.content_types.get(str(attr.target))
+        if attr.type == "component":
+            return self.registry.components[str(attr.component)]
+        return None
+
+    def parse(self, schema: Schema, raw: Any, path: list[str]) -> dict[str, Populate]:
+        out: dict[str, Populate] = {}
+        if raw is None:
+            return out
+        if isinstance(raw, str):
+            if raw in TRUE and raw == "*":
+                return self.star(schema)
+            for item in raw.split(","):
+                self._dotted(schema, item.strip(), out, path)
+            return out
+        if isinstance(raw, list):
+            for item in raw:
+                if not isinstance(item, str):
+                    raise ValidationError(
+                        "Invalid populate parameter: expected field names",
+                        {"source": "query", "param": "populate"},
+                    )
+                if item == "*":
+                    out.update(self.star(schema))
+                    continue
+                for part in item.split(","):
+                    self._dotted(schema, part.strip(), out, path)
+            return out
+        if isinstance(raw, dict):
+            for name, value in raw.items():
+                attr = self._attr(schema, name, path)
+                if isinstance(value, str) and value in FALSE:
+                    continue
+                if isinstance(value, str) and value in TRUE:
+                    entry = Populate(attr)
+                    if value == "*":
+                        self._star_children(entry)
+                    out[name] = entry
+                    continue
+                if isinstance(value, dict):
+                    out[name] = self._object(attr, value, [*path, name])
+                    continue
+                raise ValidationError(
+                    f"Invalid populate value for {name}",
+                    {
+                        "key": name,
+                        "path": ".".join([*path, name]),
+                        "source": "query",
+                        "param": "populate",
+                    },
+                )
+            return out
+        raise ValidationError(
+            "Invalid populate parameter", {"source": "query", "param": "populate"}
+        )
+
+    def star(self, schema: Schema) -> dict[str, Populate]:
+        return {
+            a.name: Populate(a)
+            for a in schema.attributes.values()
+            if a.type in LINK_TYPES and not a.is_hidden and self._reachable(a)
+        }
+
+    def _reachable(self, attr: Attribute) -> bool:
+        return attr.type != "relation" or str(attr.target) in self.registry.content_types
+
+    def _star_children(self, entry: Populate) -> None:
+        target = self.target(entry.attr)
+        if target is not None:
+            entry.children = self.star(target)
+        elif entry.attr.type == "dynamiczone":
+            for uid in entry.attr.components:
+                entry.on[uid] = self.star(self.registry.components[uid])
+
+    def _attr(self, schema: Schema, name: str, path: list[str]) -> Attribute:
+        attr = schema.attributes.get(name)
+        if (
+            attr is None
+            or attr.is_hidden
+            or attr.type not in LINK_TYPES
+            or not (self._reachable(attr))
+        ):
+            raise invalid_key(name, ".".join([*path, name]), "populate")
+        return attr
+
+    def _dotted(self, schema: Schema, text: str, out: dict[str, Populate], path: list[str]) -> None:
+        if not text:
+            return
+        head, _, rest = text.partition(".")
+        attr = self._attr(schema, head, path)
+        entry = out.setdefault(head, Populate(attr))
+        if rest:
+            target = self.target(attr)
+            if target is None:
+                raise invalid_key(rest.split(".")[0], ".".join([*path, head]), "populate")
+            self._dotted(target, rest, entry.children, [*path, head])
+
+    def _object(self, attr: Attribute, raw: dict[str, Any], path: list[str]) -> Populate:
+        entry = Populate(attr)
+        for key in raw:
+            if key not in POPULATE_KEYS:
+                raise invalid_key(key, ".".join(path), "populate")
+        target = self.target(attr)
+        if attr.type == "dynamiczone":
+            on = raw.get("on")
+            if isinstance(on, dict):
+                for uid, sub in on.items():
+                    if uid not in attr.components:
+                        raise invalid_key(uid, ".".join([*path, "on"]), "populate")
+                    comp = self.registry.components[uid]
+                    entry.on[uid] = self._component_on(comp, sub, [*path, "on", uid])
+            nested = raw.get("populate")
+            if nested is not None and not entry.on:
+                for uid in attr.components:
+                    comp = self.registry.components[uid]
+                    entry.on[uid] = self.star(comp) if nested in ("*", "true") else {}
+            return entry
+        if target is None:  # media
+            return entry
+        if "fields" in raw:
+            entry.fields = self.parse_fields(target, raw["fields"])
+        if "sort" in raw and isinstance(target, ContentType):
+            entry.sort = self.parse_sort(target, raw["sort"])
+        if raw.get("filters") is not None:
+            builder = FilterBuilder(
+                self.dialect, registry=self.registry, status=self.status, locale=self.locale
+            )
+            entry.filters = builder.build(target, raw["filters"])
+        nested = raw.get("populate")
+        if nested is not None:
+            entry.children = self.parse(target, nested, path)
+        return entry
+
+    def _component_on(self, comp: Component, raw: Any, path: list[str]) -> dict[str, Populate]:
+        if isinstance(raw, str) and raw in TRUE:
+            return self.star(comp) if raw == "*" else {}
+        if isinstance(raw, dict):
+            if "populate" in raw:
+                return self.parse(comp, raw["populate"], path)
+            return {}
+        return {}
+
+
+class ReadContext:
+    def __init__(self, status: str, locale: str | None) -> None:
+        self.status = status
+        self.locale = locale
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+class Populator:
+    """Loads populated fields for a list of documents, in batches."""
+
+    def __init__(self, registry: Registry, dialect: str) -> None:
+        self.registry = registry
+        self.dialect = dialect
+        self._file_selection = _file_selection(dialect)
+
+    def load(
+        self,
+        schema: Schema,
+        docs: list[dict[str, Any]],
+        populate: dict[str, Populate],
+        ctx: ReadContext,
+    ) -> Program:
+        if not docs or not populate:
+            return
+        for entry in populate.values():
+            attr = entry.attr
+            if attr.type == "relation":
+                yield from self._relation(schema, docs, entry, ctx)
+            elif attr.type == "component":
+                yield from self._component(schema, docs, entry, ctx)
+            elif attr.type == "dynamiczone":
+                yield from self._zone(schema, docs, entry, ctx)
+            elif attr.type == "media":
+                yield from self._media(schema, docs, entry)
+
+    def _relation(
+        self, schema: Schema, docs: list[dict[str, Any]], entry: Populate, ctx: ReadContext
+    ) -> Program:
+        attr = entry.attr
+        target = self.registry.content_types[str(attr.target)]
+        sel = build_selection(target, entry.fields, self.dialect, "t")
+        conds: list[str] = []
+        params: list[Any] = []
+        if attr.mapped_by is None:
+            link = link_table_name(schema, attr)
+            keys = sorted({int(d["id"]) for d in docs})
+            on = "t.document_id = l.target_document_id"
+            if target.localized:
+                on += " AND t.locale = l.target_locale"
+            parent = "l.source_id"
+            conds.append(f"l.source_id IN ({_marks(len(keys))})")
+            params.extend(keys)
+            order = "l.position"
+        else:
+            owner_attr = target.attributes[attr.mapped_by]
+            link = link_table_name(target, owner_attr)
+            keys_s = sorted({str(d["documentId"]) for d in docs})
+            on = "t.id = l.source_id"
+            parent = "l.target_document_id"
+            conds.append(f"l.target_document_id IN ({_marks(len(keys_s))})")
+            params.extend(keys_s)
+            if isinstance(schema, ContentType) and schema.localized:
+                conds.append("l.target_locale = ?")
+                params.append(ctx.locale)
+            else:
+                conds.append("l.target_locale IS NULL")
+            if target.localized:
+                conds.append("t.locale = ?")
+                params.append(ctx.locale)
+            order = "l.inv_position"
+        if target.draft_and_publish:
+            conds.append(f"t.published_at IS {'NOT ' if ctx.status == 'published' else ''}NULL")
+        if entry.filters is not None:
+            text, more = compile_where(entry.filters, self.dialect, "t")
+            conds.append(text)
+            params.extend(more)
+        if entry.sort:
+            order = (
+                ", ".join(
+                    f't."{ref.column}" {"DESC" if desc else "ASC"}' for ref, desc in entry.sort
+                )
+                + ", "
+                + order
+            )
+        rows = yield query(
+            f'SELECT {sel.sql}, {parent} FROM "{link}" l JOIN "{target.table}" t ON {on} '
+            f"WHERE {' AND '.join(conds)} ORDER BY {parent}, {order}, l.id",
+            params,
+        )
+        found = _group(sel, rows)
+        key = "id" if attr.mapped_by is None else "documentId"
+        many = attr.relation in ("oneToMany", "manyToMany", "manyWay", "morphMany", "morphToMany")
+        if attr.mapped_by is not None:
+            owner_attr = target.attributes[attr.mapped_by]
+            many = owner_attr.relation in ("manyToOne", "manyToMany") or (
+                attr.relation in ("oneToMany", "manyToMany")
+            )
+        children: list[dict[str, Any]] = []
+        for doc in docs:
+            items = found.get(doc[key], [])
+            doc[attr.name] = items if many else (items[0] if items else None)
+            children.extend(items)
+        if entry.children:
+            yield from self.load(target, _unique(children), entry.children, ctx)
+
+    def _component(
+        self, schema: Schema, docs: list[dict[str, Any]], entry: Populate, ctx: ReadContext
+    ) -> Program:
+        attr = entry.attr
+        comp = self.registry.components[str(attr.component)]
+        sel = build_selection(comp, entry.fields, self.dialect, "t")
+        keys = sorted({int(d["id"]) for d in docs})
+        rows = yield query(
+            f'SELECT {sel.sql}, c.entity_id FROM "{components_table_name(schema)}" c JOIN '
+            f'"{comp.table}" t ON t.id = c.cmp_id WHERE c.entity_id IN ({_marks(len(keys))}) '
+            "AND c.field = ? ORDER BY c.entity_id, c.position",
+            [*keys, attr.name],
+        )
+        found = _group(sel, rows)
+        children: list[dict[str, Any]] = []
+        for doc in docs:
+            items = found.get(doc["id"], [])
+            doc[attr.name] = items if attr.repeatable else (items[0] if items else None)
+            children.extend(items)
+        if entry.children:
+            yield from self.load(comp, children, entry.children, ctx)
+
+    def _zone(
+        self, schema: Schema, docs: list[dict[str, Any]], entry: Populate, ctx: ReadContext
+    ) -> Program:
+        attr = entry.attr
+        keys = sorted({int(d["id"]) for d in docs})
+        rows = yield query(
+            f'SELECT entity_id, cmp_id, component_type FROM "{components_table_name(schema)}" '
+            f"WHERE entity_id IN ({_marks(len(keys))}) AND field = ? "
+            "ORDER BY entity_id, position",
+            [*keys, attr.name],
+        )
+        by_type: dict[str, list[int]] = defaultdict(list)
+        for _, cmp_id, uid in rows:
+            by_type[uid].append(int(cmp_id))
+        loaded: dict[tuple[str, int], dict[str, Any]] = {}
+        for uid, ids in by_type.items():
+            comp = self.registry.components.get(uid)
+            if comp is None:
+                continue
+            sel = build_selection(comp, None, self.dialect, "t")
+            got = yield query(
+                f'SELECT {sel.sql} FROM "{comp.table}" t WHERE t.id IN ({_marks(len(ids))})', ids
+            )
+            items = sel.documents(got)
+            for item in items:
+                loaded[(uid, int(item["id"]))] = {"__component": uid, **item}
+            nested = entry.on.get(uid)
+            if nested:
+                yield from self.load(comp, items, nested, ctx)
+                for item in items:
+                    loaded[(uid, int(item["id"]))] = {"__component": uid, **item}
+        out: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for entity_id, cmp_id, uid in rows:
+            got_item = loaded.get((uid, int(cmp_id)))
+            if got_item is not None:
+                out[int(entity_id)].append(got_item)
+        for doc in docs:
+            doc[attr.name] = out.get(int(doc["id"]), [])
+
+    def _media(self, schema: Schema, docs: list[dict[str, Any]], entry: Populate) -> Program:
+        attr = entry.attr
+        sel = self._file_selection
+        keys = sorted({int(d["id"]) for d in docs})
+        rows = yield query(
+            f'SELECT {sel.sql}, m.related_id FROM "{FILES_LINK_TABLE}" m JOIN "{FILES_TABLE}" t '
+            f"ON t.id = m.file_id WHERE m.related_type = ? AND m.field = ? AND m.related_id IN "
+            f"({_marks(len(keys))}) ORDER BY m.related_id, m.position",
+            [schema.uid, attr.name, *keys],
+        )
+        found = _group(sel, rows)
+        for doc in docs:
+            items = found.get(doc["id"], [])
+            doc[attr.name] = items if attr.multiple else (items[0] if items else None)
+
+
+def _group(sel: Selection, rows: list[Any]) -> dict[Any, list[dict[str, Any]]]:
+    docs = sel.documents(rows)
+    out: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for doc, row in zip(docs, rows, strict=True):
+        out[row[-1]].append(doc)
+    return out
+
+
+def _unique(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[int] = set()
+    out = []
+    for doc in docs:
+        if id(doc) not in seen:
+            seen.add(id(doc))
+            out.append(doc)
+    return out
+
+
+FILE_COLUMNS = (
+    ("id", "id"),
+    ("documentId", "document_id"),
+    ("name", "name"),
+    ("alternativeText", "alternative_text"),
+    ("caption", "caption"),
+    ("width", "width"),
+    ("height", "height"),
+    ("formats", "formats"),
+    ("hash", "hash"),
+    ("ext", "ext"),
+    ("mime", "mime"),
+    ("size", "size"),
+    ("url", "url"),
+    ("previewUrl", "preview_url"),
+    ("provider", "provider"),
+    ("provider_metadata", "provider_metadata"),
+    ("createdAt", "created_at"),
+    ("updatedAt", "updated_at"),
+    ("publishedAt", "published_at"),
+)
+
+
+def _file_selection(dialect: str) -> Selection:
+    from folio.schema.kinds import KINDS
+
+    json_out = KINDS["json"].output(dialect)
+    cols = []
+    convert = []
+    for i, (_key, column) in enumerate(FILE_COLUMNS):
+        expr = f"t.{column}"
+        if column in ("created_at", "updated_at", "published_at") and dialect == "postgres":
+            expr = timestamp_expr(expr)
+        if column in ("formats", "provider_metadata"):
+            if dialect == "postgres":
+                expr = f"{expr}::text"
+            assert json_out is not None
+            convert.append((i, json_out))
+        cols.append(expr)
+    return Selection(", ".join(cols), tuple(k for k, _ in FILE_COLUMNS), tuple(convert))

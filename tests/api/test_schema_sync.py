@@ -1,0 +1,202 @@
+"""Restarting an app on the same database after its models changed: new attributes become
+new columns, and a type change that could lose stored values stops start-up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from folio.errors import ConfigError, SchemaSyncError
+from folio.http.app import build_asgi, load_app
+from tests.conftest import Api, database_url
+
+CATEGORY = Path("src/api/category/content-types/category/schema.json")
+EVENT = Path("src/api/event/content-types/event/schema.json")
+
+
+@pytest.fixture
+def url(backend: str, app_dir: Path) -> str:
+    """The database shared by every start of the app in one test (emptied once)."""
+    return database_url(backend, app_dir)
+
+
+@contextmanager
+def running(app_dir: Path, url: str) -> Iterator[Api]:
+    folio = load_app(app_dir, url)
+    with TestClient(build_asgi(folio), raise_server_exceptions=False) as client:
+        yield Api(client, folio)
+
+
+def start_up(app_dir: Path, url: str) -> None:
+    """Starts (and closes) the app outside a server; raises what start-up raises."""
+    folio = load_app(app_dir, url)
+
+    async def run() -> None:
+        try:
+            await folio.start()
+        finally:
+            await folio.close()
+
+    asyncio.run(run())
+
+
+def edit_model(app_dir: Path, rel: Path, change: Any) -> None:
+    path = app_dir / rel
+    schema = json.loads(path.read_text())
+    change(schema["attributes"])
+    path.write_text(json.dumps(schema, indent=2))
+
+
+def test_restart_without_changes_keeps_the_data(app_dir: Path, url: str) -> None:
+    with running(app_dir, url) as api:
+        doc = api.create("categories", {"name": "News", "slug": "news"})
+    with running(app_dir, url) as api:
+        got = api.get(f"/api/categories/{doc['documentId']}").json()["data"]
+        assert got["name"] == "News"
+        assert got["slug"] == "news"
+
+
+def test_a_new_attribute_becomes_a_column(app_dir: Path, url: str) -> None:
+    with running(app_dir, url) as api:
+        news = api.create("categories", {"name": "News"})
+        api.create("categories", {"name": "Sport", "slug": "sport"})
+
+    def add(attributes: dict[str, Any]) -> None:
+        attributes["color"] = {"type": "string"}
+        attributes["rank"] = {"type": "integer", "min": 0}
+
+    edit_model(app_dir, CATEGORY, add)
+    with running(app_dir, url) as api:
+        r = api.get("/api/categories?sort=name")
+        assert r.status_code == 200, r.text
+        docs = r.json()["data"]
+        assert [d["name"] for d in docs] == ["News", "Sport"]
+        for doc in docs:
+            assert list(doc) == [
+                "id",
+                "documentId",
+                "name",
+                "slug",
+                "color",
+                "rank",
+                "createdAt",
+                "updatedAt",
+                "publishedAt",
+            ]
+            assert doc["color"] is None
+            assert doc["rank"] is None
+        assert docs[1]["slug"] == "sport"
+
+        path = f"/api/categories/{news['documentId']}"
+        r = api.put(path, {"data": {"color": "red", "rank": 2}})
+        assert r.status_code == 200, r.text
+        assert api.get(path).json()["data"]["color"] == "red"
+        assert api.get(path).json()["data"]["rank"] == 2
+        r = api.get("/api/categories?filters[color][$null]=true")
+        assert [d["name"] for d in r.json()["data"]] == ["Sport"]
+        r = api.put(path, {"data": {"rank": -1}})
+        assert r.status_code == 400
+        created = api.create("categories", {"name": "Tech", "color": "blue"})
+        assert created["color"] == "blue"
+        assert created["rank"] is None
+
+
+def test_a_new_attribute_on_a_draft_and_publish_type(app_dir: Path, url: str) -> None:
+    with running(app_dir, url) as api:
+        doc = api.create("events", {"name": "Party", "capacity": 3})
+    edit_model(app_dir, EVENT, lambda a: a.update(venue={"type": "string"}))
+    with running(app_dir, url) as api:
+        path = f"/api/events/{doc['documentId']}"
+        assert api.get(path).json()["data"]["venue"] is None
+        assert api.get(f"{path}?status=draft").json()["data"]["venue"] is None
+        r = api.put(path, {"data": {"venue": "Hall"}})
+        assert r.status_code == 200, r.text
+        assert api.get(path).json()["data"]["venue"] == "Hall"
+        assert api.get(path).json()["data"]["capacity"] == 3
+
+
+def test_incompatible_type_change_with_data_stops_start_up(app_dir: Path, url: str) -> None:
+    with running(app_dir, url) as api:
+        doc = api.create("categories", {"name": "News", "slug": "news"})
+
+    original = (app_dir / CATEGORY).read_text()
+    edit_model(app_dir, CATEGORY, lambda a: a["slug"].update(type="integer"))
+    with pytest.raises(SchemaSyncError) as info:
+        start_up(app_dir, url)
+    assert isinstance(info.value, ConfigError)
+    message = str(info.value)
+    assert "categories" in message
+    assert "slug" in message
+
+    # nothing was changed: the old model starts and the value is still there
+    (app_dir / CATEGORY).write_text(original)
+    with running(app_dir, url) as api:
+        got = api.get(f"/api/categories/{doc['documentId']}").json()["data"]
+        assert got["slug"] == "news"
+
+
+def test_the_server_does_not_start_after_an_incompatible_change(app_dir: Path, url: str) -> None:
+    with running(app_dir, url) as api:
+        api.create("events", {"name": "Party", "startsAt": "2024-03-01T10:00:00Z"})
+    edit_model(app_dir, EVENT, lambda a: a["startsAt"].update(type="boolean"))
+    with pytest.raises(SchemaSyncError) as info, running(app_dir, url):
+        pass
+    assert "events" in str(info.value)
+    assert "starts_at" in str(info.value)
+
+
+def test_the_same_change_on_an_empty_column_is_allowed(app_dir: Path, url: str) -> None:
+    with running(app_dir, url) as api:
+        doc = api.create("categories", {"name": "News"})
+        api.create("categories", {"name": "Sport", "slug": None})
+
+    edit_model(app_dir, CATEGORY, lambda a: a["slug"].update(type="integer"))
+    with running(app_dir, url) as api:
+        path = f"/api/categories/{doc['documentId']}"
+        got = api.get(path).json()["data"]
+        assert got["name"] == "News"
+        assert got["slug"] is None
+        r = api.put(path, {"data": {"slug": 5}})
+        assert r.status_code == 200, r.text
+        assert r.json()["data"]["slug"] == 5
+        assert api.get(path).json()["data"]["slug"] == 5
+        r = api.get("/api/categories?filters[slug][$gt]=4")
+        assert [d["name"] for d in r.json()["data"]] == ["News"]
+        r = api.put(path, {"data": {"slug": "text"}})
+        assert r.status_code == 400
+
+
+def test_a_compatible_change_keeps_the_values(app_dir: Path, url: str) -> None:
+    with running(app_dir, url) as api:
+        doc = api.create("events", {"name": "Party", "capacity": 42})
+        cat = api.create("categories", {"name": "News"})
+
+    edit_model(app_dir, EVENT, lambda a: a["capacity"].update(type="biginteger"))
+    edit_model(app_dir, CATEGORY, lambda a: a["name"].update(type="text"))
+    with running(app_dir, url) as api:
+        got = api.get(f"/api/events/{doc['documentId']}").json()["data"]
+        assert got["capacity"] == "42"
+        assert api.get(f"/api/categories/{cat['documentId']}").json()["data"]["name"] == "News"
+        r = api.put(f"/api/events/{doc['documentId']}", {"data": {"capacity": "9007199254740993"}})
+        assert r.status_code == 200, r.text
+        assert r.json()["data"]["capacity"] == "9007199254740993"
+
+
+def test_a_removed_attribute_is_no_longer_returned(app_dir: Path, url: str) -> None:
+    with running(app_dir, url) as api:
+        doc = api.create("categories", {"name": "News", "slug": "news"})
+    edit_model(app_dir, CATEGORY, lambda a: a.pop("slug"))
+    with running(app_dir, url) as api:
+        got = api.get(f"/api/categories/{doc['documentId']}").json()["data"]
+        assert "slug" not in got
+        assert got["name"] == "News"
+        r = api.post("/api/categories", {"data": {"name": "Other", "slug": "x"}})
+        assert r.status_code == 400
+        assert api.create("categories", {"name": "Tech"})["name"] == "Tech"
