@@ -220,6 +220,16 @@ class Populator:
         self.registry = registry
         self.dialect = dialect
         self._file_selection = _file_selection(dialect)
+        self._selections: dict[tuple[str, tuple[str, ...] | None], Selection] = {}
+
+    def selection(self, schema: Schema, fields: list[str] | None) -> Selection:
+        key = (schema.uid, tuple(fields) if fields is not None else None)
+        sel = self._selections.get(key)
+        if sel is None:
+            sel = build_selection(schema, fields, self.dialect, "t")
+            if len(self._selections) < 1000:
+                self._selections[key] = sel
+        return sel
 
     def load(
         self,
@@ -246,7 +256,7 @@ class Populator:
     ) -> Program:
         attr = entry.attr
         target = self.registry.content_types[str(attr.target)]
-        sel = build_selection(target, entry.fields, self.dialect, "t")
+        sel = self.selection(target, entry.fields)
         conds: list[str] = []
         params: list[Any] = []
         if attr.mapped_by is None:
@@ -316,7 +326,7 @@ class Populator:
     ) -> Program:
         attr = entry.attr
         comp = self.registry.components[str(attr.component)]
-        sel = build_selection(comp, entry.fields, self.dialect, "t")
+        sel = self.selection(comp, entry.fields)
         keys = sorted({int(d["id"]) for d in docs})
         rows = yield query(
             f'SELECT {sel.sql}, c.entity_id FROM "{components_table_name(schema)}" c JOIN '
@@ -352,7 +362,7 @@ class Populator:
             comp = self.registry.components.get(uid)
             if comp is None:
                 continue
-            sel = build_selection(comp, None, self.dialect, "t")
+            sel = self.selection(comp, None)
             got = yield query(
                 f'SELECT {sel.sql} FROM "{comp.table}" t WHERE t.id IN ({_marks(len(ids))})', ids
             )

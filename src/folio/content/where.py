@@ -137,44 +137,37 @@ def where_sql(shape: Shape, dialect: str, alias: str) -> str:
 
 
 def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
-    (
-        _,
-        kind,
-        link,
-        target,
-        target_dnp,
-        target_localized,
-        outer_localized,
-        has_locale,
-        status,
-        child,
-    ) = shape
+    """A semi-join written as an uncorrelated `IN (subquery)`: both databases evaluate it
+    once per statement instead of once per row."""
+    (_, kind, link, target, target_dnp, target_localized, outer_localized, has_locale, status,
+     child) = shape
     inner = alias + "x"
     lnk = alias + "l"
     conds: list[str] = []
     if kind == "component":
         frm = f'"{link}" {lnk} JOIN "{target}" {inner} ON {inner}.id = {lnk}.cmp_id'
-        conds += [f"{lnk}.entity_id = {alias}.id", f"{lnk}.field = ?"]
+        conds.append(f"{lnk}.field = ?")
+        head, picked = f"{alias}.id", f"{lnk}.entity_id"
     elif kind == "owner":
         on = f"{inner}.document_id = {lnk}.target_document_id"
         if target_localized:
             on += f" AND {inner}.locale = {lnk}.target_locale"
         frm = f'"{link}" {lnk} JOIN "{target}" {inner} ON {on}'
-        conds.append(f"{lnk}.source_id = {alias}.id")
+        head, picked = f"{alias}.id", f"{lnk}.source_id"
     else:
         frm = f'"{link}" {lnk} JOIN "{target}" {inner} ON {inner}.id = {lnk}.source_id'
-        conds.append(f"{lnk}.target_document_id = {alias}.document_id")
-        conds.append(
-            f"{lnk}.target_locale = {alias}.locale"
-            if outer_localized
-            else f"{lnk}.target_locale IS NULL"
-        )
+        if outer_localized:
+            head = f"({alias}.document_id, {alias}.locale)"
+            picked = f"{lnk}.target_document_id, {lnk}.target_locale"
+        else:
+            head, picked = f"{alias}.document_id", f"{lnk}.target_document_id"
+            conds.append(f"{lnk}.target_locale IS NULL")
         if target_localized and has_locale:
             conds.append(f"{inner}.locale = ?")
     if kind != "component" and target_dnp:
         conds.append(f"{inner}.published_at IS {'NOT ' if status == 'published' else ''}NULL")
     conds.append(where_sql(child, dialect, inner))
-    return f"EXISTS (SELECT 1 FROM {frm} WHERE {' AND '.join(conds)})"
+    return f"{head} IN (SELECT {picked} FROM {frm} WHERE {' AND '.join(conds)})"
 
 
 def compile_where(node: Node | None, dialect: str, alias: str = "t") -> tuple[str, list[Any]]:

@@ -7,6 +7,7 @@ media. This is the single place that names them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from folio.schema.model import Attribute, ContentType, Registry, Schema
 
@@ -74,10 +75,12 @@ def relation_owner(attr: Attribute) -> bool:
     return attr.type == "relation" and attr.mapped_by is None
 
 
+@lru_cache(maxsize=None)
 def link_table_name(schema: Schema, attr: Attribute) -> str:
     return f"{schema.table}_{attr.column or _snake(attr.name)}_lnk"
 
 
+@lru_cache(maxsize=None)
 def components_table_name(schema: Schema) -> str:
     return f"{schema.table}_cmps"
 
