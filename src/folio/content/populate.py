@@ -12,7 +12,6 @@ from folio.content.reader import Selection, build_selection
 from folio.content.spec import FieldRef, FilterBuilder, Node, invalid_key
 from folio.content.where import compile_where
 from folio.errors import ValidationError
-from folio.schema.kinds import timestamp_expr
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 from folio.store.layout import (
     FILES_LINK_TABLE,
@@ -219,7 +218,7 @@ class Populator:
     def __init__(self, registry: Registry, dialect: str) -> None:
         self.registry = registry
         self.dialect = dialect
-        self._file_selection = _file_selection(dialect)
+        self.file_type = registry.content_types["plugin::upload.file"]
         self._selections: dict[tuple[str, tuple[str, ...] | None], Selection] = {}
 
     def selection(self, schema: Schema, fields: list[str] | None) -> Selection:
@@ -384,7 +383,7 @@ class Populator:
 
     def _media(self, schema: Schema, docs: list[dict[str, Any]], entry: Populate) -> Program:
         attr = entry.attr
-        sel = self._file_selection
+        sel = self.selection(self.file_type, None)
         keys = sorted({int(d["id"]) for d in docs})
         rows = yield query(
             f'SELECT {sel.sql}, m.related_id FROM "{FILES_LINK_TABLE}" m JOIN "{FILES_TABLE}" t '
@@ -414,45 +413,3 @@ def _unique(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             seen.add(id(doc))
             out.append(doc)
     return out
-
-
-FILE_COLUMNS = (
-    ("id", "id"),
-    ("documentId", "document_id"),
-    ("name", "name"),
-    ("alternativeText", "alternative_text"),
-    ("caption", "caption"),
-    ("width", "width"),
-    ("height", "height"),
-    ("formats", "formats"),
-    ("hash", "hash"),
-    ("ext", "ext"),
-    ("mime", "mime"),
-    ("size", "size"),
-    ("url", "url"),
-    ("previewUrl", "preview_url"),
-    ("provider", "provider"),
-    ("provider_metadata", "provider_metadata"),
-    ("createdAt", "created_at"),
-    ("updatedAt", "updated_at"),
-    ("publishedAt", "published_at"),
-)
-
-
-def _file_selection(dialect: str) -> Selection:
-    from folio.schema.kinds import KINDS
-
-    json_out = KINDS["json"].output(dialect)
-    cols = []
-    convert = []
-    for i, (_key, column) in enumerate(FILE_COLUMNS):
-        expr = f"t.{column}"
-        if column in ("created_at", "updated_at", "published_at") and dialect == "postgres":
-            expr = timestamp_expr(expr)
-        if column in ("formats", "provider_metadata"):
-            if dialect == "postgres":
-                expr = f"{expr}::text"
-            assert json_out is not None
-            convert.append((i, json_out))
-        cols.append(expr)
-    return Selection(", ".join(cols), tuple(k for k, _ in FILE_COLUMNS), tuple(convert))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from folio.content.ids import new_document_id
+from folio.content.links import MediaWrite
 from folio.content.linkstore import LinkStore, WriteContext
 from folio.content.populate import Populator, ReadContext
 from folio.content.reader import TypeReader
@@ -18,6 +19,7 @@ from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import Attribute, ContentType, Registry
 from folio.schema.values import now_utc
 from folio.store.database import Database
+from folio.store.layout import FILES_LINK_TABLE
 from folio.store.program import Batch, Program, execute, query
 
 
@@ -45,7 +47,7 @@ class DocumentService:
         with_count = spec.pagination.with_count
 
         populate = spec.populate
-        ctx = ReadContext(spec.status, spec.locale)
+        ctx = ReadContext(spec.status, spec.locale or self.default_locale)
 
         def program() -> Program:
             if with_count:
@@ -76,7 +78,7 @@ class DocumentService:
         sel = reader.selection(spec.fields)
 
         populate = spec.populate
-        ctx = ReadContext(spec.status, spec.locale)
+        ctx = ReadContext(spec.status, spec.locale or self.default_locale)
 
         def program() -> Program:
             rows = yield query(sql, params)
@@ -182,7 +184,7 @@ class DocumentService:
         written = validate_data(ct, data, partial=False, registry=self.registry)
         locale = self._locale_for(ct, locale)
         draft_only = ct.draft_and_publish and status == "draft"
-        ctx = ReadContext("draft" if draft_only else "published", locale)
+        ctx = ReadContext("draft" if draft_only else "published", locale or self.default_locale)
 
         def program() -> Program:
             row_id = yield from self._create_version(
@@ -192,6 +194,76 @@ class DocumentService:
             return doc
 
         return dict(await self.db.write(program()))
+
+    async def create_many(
+        self, ct: ContentType, records: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Creates several documents in one transaction (the upload of several files)."""
+        written = [validate_data(ct, r, partial=False, registry=self.registry) for r in records]
+        locale = self._locale_for(ct, None)
+        ctx = ReadContext("published", locale or self.default_locale)
+
+        def program() -> Program:
+            docs = []
+            for w in written:
+                row_id = yield from self._create_version(
+                    ct, new_document_id(), w, None, locale, False
+                )
+                doc = yield from self._read_back(ct, row_id, None, ctx)
+                docs.append(doc)
+            return docs
+
+        return list(await self.db.write(program()))
+
+    async def find_by_id(
+        self, ct: ContentType, row_id: int, spec: QuerySpec
+    ) -> dict[str, Any] | None:
+        sel = self.reader(ct).selection(spec.fields)
+
+        def program() -> Program:
+            rows = yield query(f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?', (row_id,))
+            return sel.documents(rows)
+
+        docs = await self.db.read(program())
+        return docs[0] if docs else None
+
+    async def attach_files(
+        self, ct: ContentType, ref_id: str, field: str, file_ids: list[int]
+    ) -> None:
+        """Links uploaded files to a media field of an entry (every version of it)."""
+        attr = ct.attributes[field]
+
+        def program() -> Program:
+            if ref_id.isdigit():
+                rows = yield query(
+                    f'SELECT document_id FROM "{ct.table}" WHERE id = ?', (int(ref_id),)
+                )
+                if not rows:
+                    raise NotFoundError()
+                doc_id = rows[0][0]
+            else:
+                doc_id = ref_id
+            rows = yield query(f'SELECT id FROM "{ct.table}" WHERE document_id = ?', (doc_id,))
+            if not rows:
+                raise NotFoundError()
+            for (row_id,) in rows:
+                current: list[int] = []
+                if attr.multiple:
+                    got = yield query(
+                        f'SELECT file_id FROM "{FILES_LINK_TABLE}" WHERE related_type = ? AND '
+                        "related_id = ? AND field = ? ORDER BY position",
+                        (ct.uid, row_id, field),
+                    )
+                    current = [int(r[0]) for r in got]
+                ids = [*current, *file_ids] if attr.multiple else file_ids[-1:]
+                yield from self.links.apply(
+                    ct,
+                    int(row_id),
+                    [MediaWrite(attr, ids)],
+                    WriteContext(doc_id, None, self.default_locale, self.dialect),
+                )
+
+        await self.db.write(program())
 
     async def update(
         self,
@@ -209,7 +281,9 @@ class DocumentService:
         locale = self._locale_for(ct, locale)
         draft_only = ct.draft_and_publish and status == "draft"
         d = self.dialect
-        read_ctx = ReadContext("draft" if draft_only else "published", locale)
+        read_ctx = ReadContext(
+            "draft" if draft_only else "published", locale or self.default_locale
+        )
 
         def program() -> Program:
             doc_id = document_id

@@ -139,8 +139,18 @@ def where_sql(shape: Shape, dialect: str, alias: str) -> str:
 def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
     """A semi-join written as an uncorrelated `IN (subquery)`: both databases evaluate it
     once per statement instead of once per row."""
-    (_, kind, link, target, target_dnp, target_localized, outer_localized, has_locale, status,
-     child) = shape
+    (
+        _,
+        kind,
+        link,
+        target,
+        target_dnp,
+        target_localized,
+        outer_localized,
+        has_locale,
+        status,
+        child,
+    ) = shape
     inner = alias + "x"
     lnk = alias + "l"
     conds: list[str] = []

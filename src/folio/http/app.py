@@ -14,7 +14,8 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from folio.auth.access import AccessControl
 from folio.config import Settings, load_settings
@@ -22,6 +23,7 @@ from folio.content.service import DocumentService
 from folio.errors import FolioError, InternalError, MethodNotAllowedError, NotFoundError
 from folio.http.responses import error_response
 from folio.http.rest.content import ContentEndpoints
+from folio.http.upload import UploadEndpoints
 from folio.schema.loader import load_registry
 from folio.schema.model import Registry
 from folio.store.database import Database, open_database
@@ -100,7 +102,13 @@ def build_asgi(folio: Folio) -> Starlette:
         finally:
             await folio.close()
 
+    uploads = UploadEndpoints(folio)
     routes = [
+        Route("/api/upload", uploads.upload, methods=["POST"]),
+        Route("/api/upload/files", uploads.find, methods=["GET", "HEAD"]),
+        Route("/api/upload/files/{id}", uploads.find_one, methods=["GET", "HEAD"]),
+        Route("/api/upload/files/{id}", uploads.destroy, methods=["DELETE"]),
+        Mount("/uploads", StaticFiles(directory=str(uploads.provider.root), check_dir=False)),
         Route("/api/{name}", endpoints.root, methods=ALL_METHODS),
         Route("/api/{name}/{document_id}", endpoints.document, methods=ALL_METHODS),
         Route("/{path:path}", _not_found, methods=ALL_METHODS),

@@ -107,9 +107,45 @@ def load_registry(app_dir: Path) -> Registry:
                 if ct is not None:
                     registry.content_types[ct.uid] = ct
     problems.raise_if_any()
+    registry.content_types[FILE_UID] = _file_type(problems)
     _link(registry, problems)
     problems.raise_if_any()
     return registry
+
+
+FILE_UID = "plugin::upload.file"
+FILE_ATTRIBUTES: dict[str, Any] = {
+    "name": {"type": "string", "required": True},
+    "alternativeText": {"type": "text"},
+    "caption": {"type": "text"},
+    "width": {"type": "integer"},
+    "height": {"type": "integer"},
+    "formats": {"type": "json"},
+    "hash": {"type": "string", "required": True},
+    "ext": {"type": "string"},
+    "mime": {"type": "string", "required": True},
+    "size": {"type": "float", "required": True},
+    "url": {"type": "text", "required": True},
+    "previewUrl": {"type": "text"},
+    "provider": {"type": "string", "required": True},
+    "provider_metadata": {"type": "json"},
+}
+
+
+def _file_type(problems: _Problems) -> ContentType:
+    """The built-in model of uploaded files (served by the upload routes, not by /api/:type)."""
+    ct = ContentType(
+        uid=FILE_UID,
+        table="files",
+        file="<built-in upload file model>",
+        display_name="File",
+        kind="collectionType",
+        singular="file",
+        plural="files",
+        api="upload",
+    )
+    _attributes(ct, {"attributes": FILE_ATTRIBUTES}, problems, localized_type=False)
+    return ct
 
 
 def _component(path: Path, base: Path, raw: dict[str, Any], problems: _Problems) -> Component:
@@ -310,6 +346,8 @@ def _attribute(
 def _link(registry: Registry, problems: _Problems) -> None:
     """Checks references between models: relation targets, inverse sides, components."""
     for ct in registry.content_types.values():
+        if ct.uid == FILE_UID:
+            continue
         for route in (ct.singular, ct.plural) if not ct.is_single else (ct.singular,):
             other = registry.by_route.get(route)
             if other is not None:

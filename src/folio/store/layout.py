@@ -7,7 +7,7 @@ media. This is the single place that names them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from folio.schema.model import Attribute, ContentType, Registry, Schema
 
@@ -75,12 +75,12 @@ def relation_owner(attr: Attribute) -> bool:
     return attr.type == "relation" and attr.mapped_by is None
 
 
-@lru_cache(maxsize=None)
+@cache
 def link_table_name(schema: Schema, attr: Attribute) -> str:
     return f"{schema.table}_{attr.column or _snake(attr.name)}_lnk"
 
 
-@lru_cache(maxsize=None)
+@cache
 def components_table_name(schema: Schema) -> str:
     return f"{schema.table}_cmps"
 
@@ -104,7 +104,6 @@ def build_layout(registry: Registry) -> list[Table]:
     for comp in registry.components.values():
         t = Table(comp.table, [_pk(), *_attribute_columns(comp)])
         tables.append(t)
-    tables.append(_files_table())
     for schema in [*registry.content_types.values(), *registry.components.values()]:
         if any(a.type in ("component", "dynamiczone") for a in schema.attributes.values()):
             name = components_table_name(schema)
@@ -192,38 +191,3 @@ def _content_table(ct: ContentType) -> Table:
         (f"{ct.table}_list_idx", "locale, published_at", False),
     ]
     return t
-
-
-def _files_table() -> Table:
-    return Table(
-        FILES_TABLE,
-        [
-            _pk(),
-            Column(
-                "document_id",
-                "text",
-                {"sqlite": "TEXT NOT NULL", "postgres": "TEXT NOT NULL"},
-                nullable=False,
-            ),
-            _text("name"),
-            _text("alternative_text"),
-            _text("caption"),
-            _col("width", "int", "INTEGER"),
-            _col("height", "int", "INTEGER"),
-            _col("formats", "json", "TEXT", "JSONB"),
-            _text("hash"),
-            _text("ext"),
-            _text("mime"),
-            _col("size", "float", "REAL", "DOUBLE PRECISION"),
-            _text("url"),
-            _text("preview_url"),
-            _text("provider"),
-            _col("provider_metadata", "json", "TEXT", "JSONB"),
-            _text("folder_path"),
-            _timestamp("created_at"),
-            _timestamp("updated_at"),
-            _timestamp("published_at"),
-            _text("locale"),
-        ],
-        [("files_document_idx", "document_id", False)],
-    )

@@ -253,7 +253,12 @@ def parse_find(
     spec.pagination = parse_pagination(params.get("pagination"), settings)
     filters = params.get("filters")
     if filters is not None:
-        builder = FilterBuilder(dialect, registry=registry, status=spec.status, locale=spec.locale)
+        builder = FilterBuilder(
+            dialect,
+            registry=registry,
+            status=spec.status,
+            locale=spec.locale or settings.default_locale,
+        )
         spec.filters = builder.build(ct, filters)
     parse_populate(ct, params, spec, registry, dialect)
     return spec

@@ -1,0 +1,1 @@
+"""Uploaded files: storage providers and image formats."""

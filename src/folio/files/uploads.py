@@ -1,0 +1,136 @@
+"""Preparing uploaded files: names, hashes, MIME checks, size limits, image dimensions and
+formats, and their storage through a provider. Database records are written by the caller."""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from folio.errors import PayloadTooLargeError, ValidationError
+from folio.files.images import dimensions, variants
+from folio.files.providers import Provider
+
+
+@dataclass
+class UploadSettings:
+    size_limit: int = 50 * 1024 * 1024  # bytes per file
+    allowed_types: list[str] = field(default_factory=lambda: ["*"])
+    denied_types: list[str] = field(default_factory=list)
+    responsive_formats: bool = True
+
+
+@dataclass
+class Incoming:
+    filename: str
+    data: bytes
+    mime: str | None
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower()
+    return slug[:60] or "file"
+
+
+def _matches(mime: str, patterns: list[str]) -> bool:
+    for pattern in patterns:
+        if pattern == "*" or pattern == mime:
+            return True
+        if pattern.endswith("/*") and mime.startswith(pattern[:-1]):
+            return True
+    return False
+
+
+def guess_mime(filename: str, declared: str | None) -> str:
+    if declared and declared != "application/octet-stream":
+        return declared.split(";")[0].strip().lower()
+    guessed, _ = mimetypes.guess_type(filename)
+    return guessed or "application/octet-stream"
+
+
+def check(item: Incoming, settings: UploadSettings) -> str:
+    """Size and type checks; returns the MIME type."""
+    if len(item.data) > settings.size_limit:
+        raise PayloadTooLargeError(
+            f"{item.filename} exceeds the size limit of {settings.size_limit} bytes",
+            {"name": item.filename, "size": len(item.data), "limit": settings.size_limit},
+        )
+    mime = guess_mime(item.filename, item.mime)
+    if not _matches(mime, settings.allowed_types) or _matches(mime, settings.denied_types):
+        raise ValidationError(
+            f"File type {mime} is not allowed",
+            {
+                "errors": [
+                    {
+                        "path": ["files"],
+                        "message": f"File type {mime} is not allowed",
+                        "name": "ValidationError",
+                        "value": item.filename,
+                    }
+                ]
+            },
+        )
+    return mime
+
+
+def store(
+    item: Incoming, mime: str, info: dict[str, Any], provider: Provider, settings: UploadSettings
+) -> tuple[dict[str, Any], list[str]]:
+    """Stores the bytes (and image formats) and returns the record's data with the keys
+    written, so they can be removed if the database write fails."""
+    path = PurePath(item.filename)
+    ext = path.suffix.lower()
+    name = info.get("name") or item.filename
+    digest = f"{_slug(path.stem)}_{secrets.token_hex(5)}"
+    keys: list[str] = []
+    url = provider.put(digest + ext, item.data, mime)
+    keys.append(digest + ext)
+    size = dimensions(item.data) if mime.startswith("image/") else None
+    formats: dict[str, Any] | None = None
+    if size is not None and settings.responsive_formats:
+        for variant in variants(item.data, mime):
+            key = f"{variant.name}_{digest}{ext}"
+            vurl = provider.put(key, variant.data, mime)
+            keys.append(key)
+            formats = formats or {}
+            formats[variant.name] = {
+                "name": f"{variant.name}_{name}",
+                "hash": f"{variant.name}_{digest}",
+                "ext": ext,
+                "mime": mime,
+                "path": None,
+                "width": variant.width,
+                "height": variant.height,
+                "size": round(len(variant.data) / 1000, 2),
+                "sizeInBytes": len(variant.data),
+                "url": vurl,
+            }
+    record = {
+        "name": name,
+        "alternativeText": info.get("alternativeText"),
+        "caption": info.get("caption"),
+        "width": size[0] if size else None,
+        "height": size[1] if size else None,
+        "formats": formats,
+        "hash": digest,
+        "ext": ext,
+        "mime": mime,
+        "size": round(len(item.data) / 1000, 2),
+        "url": url,
+        "previewUrl": None,
+        "provider": provider.name,
+        "provider_metadata": None,
+    }
+    return record, keys
+
+
+def keys_of(record: dict[str, Any]) -> list[str]:
+    """The stored objects of a file record: the original and its formats."""
+    out = [f"{record['hash']}{record.get('ext') or ''}"]
+    for fmt in (record.get("formats") or {}).values():
+        if isinstance(fmt, dict) and fmt.get("hash"):
+            out.append(f"{fmt['hash']}{fmt.get('ext') or ''}")
+    return out

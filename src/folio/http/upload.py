@@ -1,0 +1,164 @@
+"""The upload routes under /api/upload: upload (optionally linking the files to a media field
+of an entry), list with filters / sort / pagination, get one, delete."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import Response
+
+from folio.content.spec import QuerySpec
+from folio.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from folio.files.providers import LocalProvider
+from folio.files.uploads import Incoming, UploadSettings, check, keys_of, store
+from folio.http.responses import json_response
+from folio.http.rest.params import parse_find
+from folio.http.rest.qs import parse_qs
+
+if TYPE_CHECKING:
+    from folio.http.app import Folio
+
+FILE_UID = "plugin::upload.file"
+INFO_KEYS = frozenset({"name", "alternativeText", "caption", "folder"})
+
+
+def upload_settings(raw: dict[str, Any]) -> UploadSettings:
+    upload: dict[str, Any] = raw["upload"] if isinstance(raw.get("upload"), dict) else {}
+    config: dict[str, Any] = upload["config"] if isinstance(upload.get("config"), dict) else upload
+    s = UploadSettings()
+    if isinstance(config.get("sizeLimit"), int):
+        s.size_limit = config["sizeLimit"]
+    security: dict[str, Any] = (
+        config["security"] if isinstance(config.get("security"), dict) else {}
+    )
+    if isinstance(security.get("allowedTypes"), list):
+        s.allowed_types = [str(t) for t in security["allowedTypes"]]
+    if isinstance(security.get("deniedTypes"), list):
+        s.denied_types = [str(t) for t in security["deniedTypes"]]
+    if isinstance(config.get("responsiveDimensions"), bool):
+        s.responsive_formats = config["responsiveDimensions"]
+    return s
+
+
+def _infos(raw: list[Any], count: int) -> list[dict[str, Any]]:
+    infos: list[dict[str, Any]] = []
+    for item in raw:
+        text = item if isinstance(item, str) else None
+        try:
+            value = orjson.loads(text) if text else {}
+        except orjson.JSONDecodeError:
+            raise ValidationError("fileInfo must be a JSON object") from None
+        items = value if isinstance(value, list) else [value]
+        for one in items:
+            if not isinstance(one, dict):
+                raise ValidationError("fileInfo must be a JSON object")
+            for key, v in one.items():
+                if key not in INFO_KEYS:
+                    raise ValidationError(
+                        f"Invalid key {key}", {"key": key, "path": None, "source": "body"}
+                    )
+                if v is not None and key != "folder" and not isinstance(v, str):
+                    raise ValidationError(f"fileInfo.{key} must be a string")
+            infos.append(one)
+    if len(infos) > count:
+        raise ValidationError("There are more fileInfo entries than files")
+    return infos + [{}] * (count - len(infos))
+
+
+class UploadEndpoints:
+    def __init__(self, folio: Folio) -> None:
+        self.folio = folio
+        self.file_type = folio.registry.content_types[FILE_UID]
+        self.settings = upload_settings(folio.settings.raw.get("plugins", {}))
+        self.provider = LocalProvider(folio.settings.app_dir / "public" / "uploads")
+
+    async def _authorize(self, request: Request, action: str) -> None:
+        await self.folio.access.authorize(request, f"plugin::upload.content-api.{action}")
+
+    async def upload(self, request: Request) -> Response:
+        await self._authorize(request, "upload")
+        length = request.headers.get("content-length")
+        limit = self.settings.size_limit * 20
+        if length and length.isdigit() and int(length) > limit:
+            raise PayloadTooLargeError("Request body is too large")
+        if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+            raise ValidationError("Files are empty")
+        form = await request.form(
+            max_files=100, max_fields=1000, max_part_size=self.settings.size_limit + 1
+        )
+        uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
+        if not uploads:
+            raise ValidationError("Files are empty")
+        infos = _infos(form.getlist("fileInfo"), len(uploads))
+        incoming = [Incoming(f.filename or "file", await f.read(), f.content_type) for f in uploads]
+        mimes = [check(item, self.settings) for item in incoming]
+        link = self._link_target(form.get("ref"), form.get("refId"), form.get("field"))
+        stored: list[str] = []
+        records = []
+        try:
+            for item, mime, info in zip(incoming, mimes, infos, strict=True):
+                record, keys = store(item, mime, info, self.provider, self.settings)
+                stored.extend(keys)
+                records.append(record)
+            docs = await self.folio.documents.create_many(self.file_type, records)
+            if link is not None:
+                ct, ref_id, fld = link
+                await self.folio.documents.attach_files(
+                    ct, ref_id, fld, [int(d["id"]) for d in docs]
+                )
+        except BaseException:
+            for key in stored:
+                self.provider.delete(key)
+            raise
+        return json_response(docs, 201)
+
+    def _link_target(self, ref: Any, ref_id: Any, fld: Any) -> tuple[Any, str, str] | None:
+        if ref is None and ref_id is None and fld is None:
+            return None
+        ct = self.folio.registry.content_types.get(str(ref))
+        if ct is None or ct.uid == FILE_UID:
+            raise ValidationError(f"ref {ref!r} is not a content type")
+        attr = ct.attributes.get(str(fld))
+        if attr is None or attr.type != "media":
+            raise ValidationError(f"field {fld!r} is not a media field of {ref}")
+        if not isinstance(ref_id, str) or not ref_id:
+            raise ValidationError("refId must name the entry (its documentId or id)")
+        return ct, ref_id, attr.name
+
+    async def find(self, request: Request) -> Response:
+        await self._authorize(request, "find")
+        query = request.scope.get("query_string", b"").decode("latin-1")
+        spec = parse_find(
+            self.file_type,
+            parse_qs(query),
+            self.folio.settings,
+            self.folio.db.dialect,
+            self.folio.registry,
+        )
+        docs, _ = await self.folio.documents.find(self.file_type, spec)
+        return json_response(docs)
+
+    async def _one(self, request: Request) -> dict[str, Any]:
+        raw = request.path_params["id"]
+        if not raw.isdigit():
+            raise NotFoundError()
+        spec = QuerySpec()
+        doc = await self.folio.documents.find_by_id(self.file_type, int(raw), spec)
+        if doc is None:
+            raise NotFoundError()
+        return doc
+
+    async def find_one(self, request: Request) -> Response:
+        await self._authorize(request, "findOne")
+        return json_response(await self._one(request))
+
+    async def destroy(self, request: Request) -> Response:
+        await self._authorize(request, "destroy")
+        doc = await self._one(request)
+        await self.folio.documents.delete(self.file_type, str(doc["documentId"]))
+        for key in keys_of(orjson.loads(orjson.dumps(doc))):
+            self.provider.delete(key)
+        return json_response(doc)
