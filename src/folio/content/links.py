@@ -294,7 +294,8 @@ def raise_errors(errors: list[FieldError]) -> None:
 
 
 def relation_error(document_id: Any, locale: str | None) -> ValidationError:
-    message = f'Document with id "{document_id}", locale "{locale}" not found'
+    shown = "null" if locale is None else locale
+    message = f'Document with id "{document_id}", locale "{shown}" not found'
     return ValidationError(
         message,
         {

@@ -35,6 +35,7 @@ class Populate:
     sort: list[tuple[FieldRef, bool]] = field(default_factory=list)
     children: dict[str, Populate] = field(default_factory=dict)
     on: dict[str, dict[str, Populate]] = field(default_factory=dict)
+    on_fields: dict[str, list[str] | None] = field(default_factory=dict)
 
 
 class PopulateParser:
@@ -170,6 +171,8 @@ class PopulateParser:
                         raise invalid_key(uid, ".".join([*path, "on"]), "populate")
                     comp = self.registry.components[uid]
                     entry.on[uid] = self._component_on(comp, sub, [*path, "on", uid])
+                    if isinstance(sub, dict) and "fields" in sub:
+                        entry.on_fields[uid] = self.parse_fields(comp, sub["fields"])
             nested = raw.get("populate")
             if nested is not None and not entry.on:
                 for uid in attr.components:
@@ -196,10 +199,16 @@ class PopulateParser:
         if isinstance(raw, str) and raw in TRUE:
             return self.star(comp) if raw == "*" else {}
         if isinstance(raw, dict):
+            for key in raw:
+                if key not in ("fields", "populate", "filters", "sort"):
+                    raise invalid_key(key, ".".join(path), "populate")
             if "populate" in raw:
                 return self.parse(comp, raw["populate"], path)
             return {}
-        return {}
+        raise ValidationError(
+            f"Invalid populate value for {path[-1]}",
+            {"key": path[-1], "path": ".".join(path), "source": "query", "param": "populate"},
+        )
 
 
 class ReadContext:
@@ -361,7 +370,7 @@ class Populator:
             comp = self.registry.components.get(uid)
             if comp is None:
                 continue
-            sel = self.selection(comp, None)
+            sel = self.selection(comp, entry.on_fields.get(uid))
             got = yield query(
                 f'SELECT {sel.sql} FROM "{comp.table}" t WHERE t.id IN ({_marks(len(ids))})', ids
             )

@@ -171,7 +171,8 @@ class TypeReader:
             if self.dialect == "sqlite":
                 # match PostgreSQL: NULLs sort as the largest values
                 direction += " NULLS FIRST" if desc else " NULLS LAST"
-            items.append(f't."{column}" {direction}')
+            target = column if column.startswith("(") else f't."{column}"'
+            items.append(f"{target} {direction}")
         if not any(column == "id" for column, _ in order):
             items.append("t.id ASC")
         return ", ".join(items)

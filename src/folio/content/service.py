@@ -13,7 +13,7 @@ from folio.content.linkstore import LinkStore, WriteContext
 from folio.content.populate import Populator, ReadContext
 from folio.content.reader import TypeReader
 from folio.content.spec import QuerySpec
-from folio.content.validation import Written, validate_data
+from folio.content.validation import Written, missing_error, validate_data
 from folio.errors import FieldError, NotFoundError, validation_failed
 from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import Attribute, ContentType, Registry
@@ -181,9 +181,9 @@ class DocumentService:
         status: str = "published",
         populate: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        written = validate_data(ct, data, partial=False, registry=self.registry)
-        locale = self._locale_for(ct, locale)
         draft_only = ct.draft_and_publish and status == "draft"
+        written = validate_data(ct, data, partial=False, registry=self.registry, draft=draft_only)
+        locale = self._locale_for(ct, locale)
         ctx = ReadContext("draft" if draft_only else "published", locale or self.default_locale)
 
         def program() -> Program:
@@ -196,9 +196,13 @@ class DocumentService:
         return dict(await self.db.write(program()))
 
     async def create_many(
-        self, ct: ContentType, records: list[dict[str, Any]]
+        self,
+        ct: ContentType,
+        records: list[dict[str, Any]],
+        attach: tuple[ContentType, str, str] | None = None,
     ) -> list[dict[str, Any]]:
-        """Creates several documents in one transaction (the upload of several files)."""
+        """Creates several documents in one transaction (the upload of several files),
+        optionally linking them to a media field of an entry in the same transaction."""
         written = [validate_data(ct, r, partial=False, registry=self.registry) for r in records]
         locale = self._locale_for(ct, None)
         ctx = ReadContext("published", locale or self.default_locale)
@@ -211,6 +215,9 @@ class DocumentService:
                 )
                 doc = yield from self._read_back(ct, row_id, None, ctx)
                 docs.append(doc)
+            if attach is not None:
+                target, ref_id, field = attach
+                yield from self._attach(target, ref_id, field, [int(d["id"]) for d in docs])
             return docs
 
         return list(await self.db.write(program()))
@@ -231,9 +238,11 @@ class DocumentService:
         self, ct: ContentType, ref_id: str, field: str, file_ids: list[int]
     ) -> None:
         """Links uploaded files to a media field of an entry (every version of it)."""
-        attr = ct.attributes[field]
+        await self.db.write(self._attach(ct, ref_id, field, file_ids))
 
-        def program() -> Program:
+    def _attach(self, ct: ContentType, ref_id: str, field: str, file_ids: list[int]) -> Program:
+        attr = ct.attributes[field]
+        if attr.type == "media":
             if ref_id.isdigit():
                 rows = yield query(
                     f'SELECT document_id FROM "{ct.table}" WHERE id = ?', (int(ref_id),)
@@ -263,8 +272,6 @@ class DocumentService:
                     WriteContext(doc_id, None, self.default_locale, self.dialect),
                 )
 
-        await self.db.write(program())
-
     async def update(
         self,
         ct: ContentType,
@@ -277,9 +284,9 @@ class DocumentService:
     ) -> dict[str, Any]:
         """Partial update of one locale version; for single types (document_id None) the
         document is created when absent."""
-        written = validate_data(ct, data, partial=True, registry=self.registry)
-        locale = self._locale_for(ct, locale)
         draft_only = ct.draft_and_publish and status == "draft"
+        written = validate_data(ct, data, partial=True, registry=self.registry, draft=draft_only)
+        locale = self._locale_for(ct, locale)
         d = self.dialect
         read_ctx = ReadContext(
             "draft" if draft_only else "published", locale or self.default_locale
@@ -331,6 +338,7 @@ class DocumentService:
                 ctx = WriteContext(doc_id, locale, self.default_locale, d)
                 yield from self.links.apply(ct, row_id, written.links, ctx)
             if ct.draft_and_publish and not draft_only:
+                yield from self._check_publishable(ct, row_id)
                 row_id = yield from self._publish_row(ct, doc_id, row_id, locale, now)
             doc = yield from self._read_back(ct, row_id, populate, read_ctx)
             return doc
@@ -350,7 +358,7 @@ class DocumentService:
         a single type) with its links, and publishes it unless `draft_only`. For a new locale
         or single type reached through an update, `data` must also be a valid create."""
         if data is not None:
-            full = validate_data(ct, data, partial=False, registry=self.registry)
+            full = validate_data(ct, data, partial=False, registry=self.registry, draft=draft_only)
             full.values.update(written.values)
             written = full
         d = self.dialect
@@ -373,6 +381,21 @@ class DocumentService:
         if ct.draft_and_publish and not draft_only:
             row_id = yield from self._publish_row(ct, document_id, row_id, locale, now)
         return row_id
+
+    def _check_publishable(self, ct: ContentType, row_id: int) -> Program:
+        """A draft may leave required attributes empty; its publication may not."""
+        required = [a for a in ct.scalar_attributes if a.required and a.column is not None]
+        if not required:
+            return
+        cols = ", ".join(f'"{a.column}"' for a in required)
+        rows = yield query(f'SELECT {cols} FROM "{ct.table}" WHERE id = ?', (row_id,))
+        errors = [
+            missing_error(ct, a, [a.name])
+            for a, v in zip(required, rows[0], strict=True)
+            if v is None
+        ]
+        if errors:
+            raise validation_failed(errors)
 
     def _sync_shared(
         self, ct: ContentType, written: Written, document_id: str, row_id: int

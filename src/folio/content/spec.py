@@ -402,7 +402,7 @@ def _field_path(path: list[str]) -> str | None:
 
 
 def invalid_key(key: str, path: str | None, param: str, source: str = "query") -> ValidationError:
-    message = f"Invalid key {key}" + (f" at {path}" if path else "")
+    message = f"Invalid key {key}" + (f" at {path}" if path and path != key else "")
     return ValidationError(message, {"key": key, "path": path, "source": source, "param": param})
 
 

@@ -17,10 +17,10 @@ from folio.content.links import (
 )
 from folio.errors import FieldError, ValidationError, validation_failed
 from folio.schema.kinds import InvalidValue
-from folio.schema.model import Attribute, Registry, Schema
+from folio.schema.model import Attribute, ContentType, Registry, Schema
 
 # Members of `data` that are not attributes but are handled by the endpoint.
-ACCEPTED_INPUT = frozenset({"locale"})
+ACCEPTED_INPUT = frozenset({"locale", "publishedAt"})
 
 
 def hash_password(password: str) -> str:
@@ -55,6 +55,7 @@ def _validate(
     prefix: list[str | int],
     errors: list[FieldError],
     invalid_keys: list[str],
+    draft: bool = False,
 ) -> Written:
     out = Written()
     for key, value in data.items():
@@ -63,16 +64,17 @@ def _validate(
             if key in ACCEPTED_INPUT and not prefix:
                 continue
             errors.append(FieldError([*prefix, key], f"Invalid key {key}", value))
-            invalid_keys.append(key)
+            if not prefix:
+                invalid_keys.append(key)
             continue
         if not attr.kind.scalar:
             if registry is None:
                 errors.append(FieldError([*prefix, key], f"Invalid key {key}", value))
                 continue
-            out.links.append(_link(registry, attr, value, prefix, errors, invalid_keys))
+            out.links.append(_link(registry, attr, value, prefix, errors, invalid_keys, draft))
             continue
         if value is None:
-            if attr.required:
+            if attr.required and not draft:
                 message = str(attr.kind.type_error(attr, None))
                 errors.append(FieldError([*prefix, key], message, value))
             else:
@@ -94,11 +96,17 @@ def _validate(
                 continue
             if attr.kind.scalar and attr.has_default and attr.default is not None:
                 out.values[attr] = attr.kind.default_for(attr)
-            elif (attr.required and attr.kind.scalar) or (
-                attr.required and attr.type in ("component", "dynamiczone", "media")
-            ):
-                errors.append(FieldError([*prefix, attr.name], f"{attr.name} must be defined."))
+            elif attr.required and not draft and attr.type != "relation":
+                errors.append(missing_error(schema, attr, [*prefix, attr.name]))
     return out
+
+
+def missing_error(schema: Schema, attr: Attribute, path: list[str | int]) -> FieldError:
+    """A required attribute that is absent. The reference words it as a null value for
+    types with Draft & Publish, and as `must be defined.` for the others."""
+    if isinstance(schema, ContentType) and schema.draft_and_publish and attr.kind.scalar:
+        return FieldError(path, str(attr.kind.type_error(attr, None)), None)
+    return FieldError(path, f"{attr.name} must be defined.")
 
 
 def _link(
@@ -108,6 +116,7 @@ def _link(
     prefix: list[str | int],
     errors: list[FieldError],
     invalid_keys: list[str],
+    draft: bool,
 ) -> LinkWrite:
     start = len(errors)
     write: LinkWrite
@@ -120,7 +129,7 @@ def _link(
         def nested(
             schema: Schema, data: dict[str, Any], path: list[str | int], errs: list[FieldError]
         ) -> Written:
-            return _validate(registry, schema, data, False, path, errs, invalid_keys)
+            return _validate(registry, schema, data, False, path, errs, invalid_keys, draft)
 
         write = parse_components(registry, attr, value, errors, nested)
     for err in errors[start:]:
@@ -129,22 +138,24 @@ def _link(
 
 
 def validate_data(
-    schema: Schema, data: dict[str, Any], *, partial: bool, registry: Registry | None = None
+    schema: Schema,
+    data: dict[str, Any],
+    *,
+    partial: bool,
+    registry: Registry | None = None,
+    draft: bool = False,
 ) -> Written:
-    """Checks `data` for a create (`partial=False`) or an update (`partial=True`)."""
+    """Checks `data` for a create (`partial=False`) or an update (`partial=True`); a draft
+    may leave required attributes empty (they are checked when it is published)."""
     errors: list[FieldError] = []
     invalid_keys: list[str] = []
-    out = _validate(registry, schema, data, partial, [], errors, invalid_keys)
+    out = _validate(registry, schema, data, partial, [], errors, invalid_keys, draft)
+    if invalid_keys:
+        # as the reference: an unknown key is reported alone, before any other problem
+        key = invalid_keys[0]
+        raise ValidationError(f"Invalid key {key}", {"key": key, "path": None, "source": "body"})
     if errors:
-        error = validation_failed(errors)
-        if invalid_keys:
-            if len(errors) == 1:
-                error.message = f"Invalid key {invalid_keys[0]}"
-            error.details = {
-                "key": invalid_keys[0],
-                "path": None,
-                "source": "body",
-                **error.details,
-            }
-        raise error
+        order = {name: i for i, name in enumerate(schema.attributes)}
+        errors.sort(key=lambda e: order.get(str(e.path[0]) if e.path else "", len(order)))
+        raise validation_failed(errors)
     return out

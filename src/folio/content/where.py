@@ -108,13 +108,9 @@ def where_sql(shape: Shape, dialect: str, alias: str) -> str:
     if tag == "r":
         return _related_sql(shape, dialect, alias)
     if tag == "n":
-        inner = where_sql(shape[1], dialect, alias)
-        # NOT over a condition that is NULL for a row would drop the row: count it as false
-        return (
-            f"NOT COALESCE({inner}, FALSE)"
-            if dialect == "postgres"
-            else (f"NOT COALESCE({inner}, 0)")
-        )
+        # plain SQL NOT: a row whose field is NULL matches neither a condition nor its
+        # negation, as the reference answers
+        return f"NOT ({where_sql(shape[1], dialect, alias)})"
     _, ref, op, n, flag = shape
     if op in ("$null", "$notNull"):
         is_null = flag if op == "$null" else not flag

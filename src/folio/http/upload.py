@@ -103,12 +103,7 @@ class UploadEndpoints:
                 record, keys = store(item, mime, info, self.provider, self.settings)
                 stored.extend(keys)
                 records.append(record)
-            docs = await self.folio.documents.create_many(self.file_type, records)
-            if link is not None:
-                ct, ref_id, fld = link
-                await self.folio.documents.attach_files(
-                    ct, ref_id, fld, [int(d["id"]) for d in docs]
-                )
+            docs = await self.folio.documents.create_many(self.file_type, records, link)
         except BaseException:
             for key in stored:
                 self.provider.delete(key)

@@ -170,9 +170,9 @@ class StringKind(Kind):
         if attr.type == "uid" and not UID_RE.match(text):
             raise InvalidValue(f'{attr.name} must match the following: "/^[A-Za-z0-9-_.~]*$/"')
         if attr.type == "enumeration" and text not in attr.enum:
-            raise InvalidValue(
-                f"{attr.name} must be one of the following values: {', '.join(attr.enum)}"
-            )
+            # the reference lists null among the allowed values of an optional enumeration
+            allowed = ", ".join(attr.enum) + ("" if attr.required else ", ")
+            raise InvalidValue(f"{attr.name} must be one of the following values: {allowed}")
         return text
 
     def parse_filter(self, raw: Any) -> Any:
@@ -220,7 +220,14 @@ class IntegerKind(Kind):
         return number
 
     def parse_filter(self, raw: Any) -> Any:
-        return V.parse_int(raw, self.bounds)
+        try:
+            return V.parse_int(raw, self.bounds)
+        except ValueError:
+            # `10.0`, `1e1`: integral numbers written otherwise
+            number = V.parse_float(raw)
+            if not number.is_integer():
+                raise ValueError("not an integer") from None
+            return V.parse_int(int(number), self.bounds)
 
     def select_expr(self, column: str, dialect: str) -> str:
         if self.big and dialect == "postgres":
@@ -286,6 +293,8 @@ class FloatKind(Kind):
     def coerce(self, attr: Attribute, value: Any) -> Any:
         number = _parse_number(attr, value)
         _check_range(attr, number)
+        if self.decimal and abs(round(number, 2)) >= 1e8:
+            raise InvalidValue(f"{attr.name} must have at most 8 digits before the decimal point")
         if self.decimal:
             return round(number, 2)
         return number
@@ -454,6 +463,9 @@ def _json_fragment(value: Any) -> Any:
     return None if value is None else orjson.Fragment(value)
 
 
+BLOCK_TYPES = frozenset({"paragraph", "heading", "quote", "list", "image", "code"})
+
+
 class BlocksKind(JsonKind):
     label = "blocks"
 
@@ -461,7 +473,7 @@ class BlocksKind(JsonKind):
         if not isinstance(value, list):
             raise InvalidValue(f"{attr.name} must be an array of blocks")
         for i, block in enumerate(value):
-            if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            if not isinstance(block, dict) or block.get("type") not in BLOCK_TYPES:
                 raise InvalidValue("Block node is of invalid type", [attr.name, str(i)], block)
             if not isinstance(block.get("children"), list):
                 raise InvalidValue(

@@ -110,6 +110,8 @@ def load_registry(app_dir: Path) -> Registry:
     registry.content_types[FILE_UID] = _file_type(problems)
     _link(registry, problems)
     problems.raise_if_any()
+    for ct in registry.content_types.values():
+        ct.registry = registry
     return registry
 
 

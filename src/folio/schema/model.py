@@ -101,6 +101,7 @@ class ContentType(Schema):
     draft_and_publish: bool = False
     localized: bool = False
     api: str = ""
+    registry: Registry | None = None  # set once the registry is built
 
     @property
     def is_single(self) -> bool:

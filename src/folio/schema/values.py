@@ -97,9 +97,15 @@ def parse_date(value: Any) -> date:
         raise ValueError(DATE_MESSAGE)
     text = value.strip()
     m = _DATE_RE.match(text)
+    if m:
+        year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            raise ValueError(DATE_MESSAGE)
+        try:
+            return date(year, month, day)
+        except ValueError:
+            raise ValueError("Invalid date") from None
     try:
-        if m:
-            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         # a full timestamp is accepted and reduced to its (UTC) date
         return parse_datetime(text).date()
     except ValueError:

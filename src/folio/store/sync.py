@@ -100,7 +100,10 @@ def _change_type(dialect: str, table: Table, col: Column, old: str, changes: lis
     rows = yield query(f'SELECT COUNT(*) FROM "{table.name}" WHERE "{col.name}" IS NOT NULL')
     in_use = rows[0][0] > 0
     if (old, col.type_name) in SAFE_CHANGES or not in_use:
-        if dialect == "postgres":
+        if dialect == "sqlite" and not in_use:
+            yield execute(f'ALTER TABLE "{table.name}" DROP COLUMN "{col.name}"')
+            yield execute(f'ALTER TABLE "{table.name}" ADD COLUMN "{col.name}" {col.sql[dialect]}')
+        elif dialect == "postgres":
             if in_use:
                 definition = col.sql[dialect]
                 yield execute(
