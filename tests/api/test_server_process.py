@@ -27,8 +27,9 @@ def _free_port() -> int:
 
 def _call(method: str, url: str, body: Any = None) -> tuple[int, Any]:
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
             raw = r.read()
@@ -44,8 +45,12 @@ def served(tmp_path: Path) -> Iterator[str]:
     port = _free_port()
     env = {**os.environ}
     env.pop("DATABASE_URL", None)
-    proc = subprocess.Popen([*FOLIO, "serve", str(app), "--port", str(port)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [*FOLIO, "serve", str(app), "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 20
@@ -91,8 +96,12 @@ def test_a_bad_model_stops_start_up_with_a_clear_message(tmp_path: Path) -> None
     model = json.loads(schema.read_text())
     model["attributes"]["views"] = {"type": "integer", "min": "zero"}
     schema.write_text(json.dumps(model))
-    proc = subprocess.run([*FOLIO, "serve", str(app), "--port", str(_free_port())],
-                          capture_output=True, text=True, timeout=20)
+    proc = subprocess.run(
+        [*FOLIO, "serve", str(app), "--port", str(_free_port())],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
     assert proc.returncode != 0
     assert "src/api/article/content-types/article/schema.json" in proc.stderr
     assert "views" in proc.stderr
