@@ -56,6 +56,26 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     return 0
 
 
+def _locale(args: argparse.Namespace) -> int:
+    from folio.cli import locales
+
+    app = Path(args.app)
+    try:
+        if args.action == "list":
+            for line in locales.list_locales(app):
+                print(line)
+        elif args.action == "add":
+            locales.add_locale(app, args.code, args.name)
+        elif args.action == "remove":
+            locales.remove_locale(app, args.code)
+        else:
+            locales.set_default(app, args.code)
+    except (locales.LocaleError, ConfigError) as exc:
+        print(f"folio: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="folio", description="Folio content service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -70,7 +90,23 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--access-log", action="store_true")
         if name == "serve":
             p.add_argument("--workers", type=int, default=1)
+    loc = sub.add_parser("locale", help="list and change the configured locales")
+    loc_sub = loc.add_subparsers(dest="action", required=True)
+    for action, text in (
+        ("list", "list the locales"),
+        ("add", "add a locale"),
+        ("remove", "remove a locale"),
+        ("default", "set the default locale"),
+    ):
+        p = loc_sub.add_parser(action, help=text)
+        if action != "list":
+            p.add_argument("code")
+        if action == "add":
+            p.add_argument("name", nargs="?")
+        p.add_argument("--app", default=".", help="the app directory")
     args = parser.parse_args(argv)
+    if args.command == "locale":
+        return _locale(args)
     if args.command == "new":
         from folio.cli.scaffold import scaffold
 

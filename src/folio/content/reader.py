@@ -101,36 +101,37 @@ class TypeReader:
         return found
 
     def version_where(
-        self, status: str, locale: str | None, alias: str = "t", hint: bool = False
+        self, status: str, locale: str | None, alias: str = "t"
     ) -> tuple[list[str], list[Any]]:
-        """Conditions choosing one version per document: status and locale. With `hint`,
-        SQLite is told (unary +) not to pick an index for them: a page in id order is then a
-        short walk of the table instead of an index search followed by a sort."""
-        plus = "+" if hint and self.dialect == "sqlite" else ""
+        """Conditions choosing one version per document: status and locale. The status is
+        written as `(published_at IS NULL) = <flag>`, the expression of the list index
+        (locale, (published_at IS NULL)), whose entries are in id order: a default page is
+        an index walk that stops after one page."""
         parts: list[str] = []
         params: list[Any] = []
-        if self.ct.draft_and_publish:
-            parts.append(
-                f"{plus}{alias}.published_at IS {'NOT ' if status == 'published' else ''}NULL"
-            )
-        if self.ct.localized:
-            parts.append(f"{plus}{alias}.locale = ?")
+        if self.ct.localized and locale is not None:  # None: every locale (`locale=*`)
+            parts.append(f"{alias}.locale = ?")
             params.append(locale)
+        if self.ct.draft_and_publish:
+            draft = status != "published"
+            if self.dialect == "sqlite":
+                flag = "1" if draft else "0"
+            else:
+                flag = "TRUE" if draft else "FALSE"
+            parts.append(f"({alias}.published_at IS NULL) = {flag}")
         return parts, params
 
     def find_statements(self, spec: QuerySpec) -> tuple[str, list[Any], str, list[Any]]:
         """(page SQL, params, count SQL, params) for a find."""
         order = tuple((ref.column, desc) for ref, desc in spec.sort)
-        hint = not order or order == (("id", False),)
+        simple = not order or order == (("id", False),)
         parts, params = self.version_where(spec.status, spec.locale)
-        page_parts, _ = self.version_where(spec.status, spec.locale, hint=hint)
         where_text, where_params = compile_where(spec.filters, self.dialect)
         if where_text:
             parts.append(where_text)
-            page_parts.append(where_text)
             params.extend(where_params)
         where = " AND ".join(parts)
-        page_where = " AND ".join(page_parts)
+        page_where = where
         key = ("find", tuple(spec.fields) if spec.fields is not None else None, page_where, order)
         page_sql = self._statements.get(key)
         if page_sql is None:
@@ -138,7 +139,7 @@ class TypeReader:
             table = f'"{self.ct.table}"'
             filtered = f" WHERE {page_where}" if page_where else ""
             ordering = self._order(order)
-            if hint or self.dialect != "sqlite":
+            if simple or self.dialect != "sqlite":
                 page_sql = (
                     f"SELECT {sel.sql} FROM {table} t{filtered} ORDER BY {ordering} "
                     "LIMIT ? OFFSET ?"

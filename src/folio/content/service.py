@@ -23,6 +23,21 @@ from folio.store.layout import FILES_LINK_TABLE
 from folio.store.program import Batch, Program, execute, query
 
 
+def _from_db(attr: Attribute, value: Any, dialect: str) -> Any:
+    """A stored value back to the Python form that `to_db` accepts."""
+    if value is None:
+        return None
+    if attr.type in ("json", "blocks") and isinstance(value, str):
+        import orjson
+
+        return orjson.loads(value)
+    if attr.type == "boolean":
+        return bool(value)
+    if dialect == "sqlite" and attr.type in ("date", "datetime", "timestamp", "time"):
+        return attr.kind.coerce(attr, value)
+    return value
+
+
 class DocumentService:
     def __init__(self, registry: Registry, db: Database, default_locale: str = "en") -> None:
         self.registry = registry
@@ -319,7 +334,7 @@ class DocumentService:
                 if not exists:
                     raise NotFoundError()
                 row_id = yield from self._create_version(
-                    ct, doc_id, written, data, locale, draft_only
+                    ct, doc_id, written, data, locale, draft_only, sibling=True
                 )
                 created = yield from self._read_back(ct, row_id, populate, read_ctx)
                 return created
@@ -353,12 +368,27 @@ class DocumentService:
         data: dict[str, Any] | None,
         locale: str | None,
         draft_only: bool,
+        sibling: bool = False,
     ) -> Program:
         """Inserts a new version (a new document, a new locale of one, or the first version of
         a single type) with its links, and publishes it unless `draft_only`. For a new locale
-        or single type reached through an update, `data` must also be a valid create."""
+        or single type reached through an update, `data` must also be a valid create. A new
+        locale of an existing document (`sibling`) takes the values of its non-localized
+        attributes from the other locales."""
         if data is not None:
-            full = validate_data(ct, data, partial=False, registry=self.registry, draft=draft_only)
+            shared: dict[Attribute, Any] = {}
+            if sibling and ct.localized:
+                shared = yield from self._shared_values(ct, document_id)
+            full = validate_data(
+                ct,
+                data,
+                partial=False,
+                registry=self.registry,
+                draft=draft_only,
+                given=frozenset(a.name for a in shared),
+            )
+            for attr, value in shared.items():
+                full.values.setdefault(attr, value)
             full.values.update(written.values)
             written = full
         d = self.dialect
@@ -381,6 +411,20 @@ class DocumentService:
         if ct.draft_and_publish and not draft_only:
             row_id = yield from self._publish_row(ct, document_id, row_id, locale, now)
         return row_id
+
+    def _shared_values(self, ct: ContentType, document_id: str) -> Program:
+        """The non-localized attribute values of a document, read from any of its rows."""
+        attrs = [a for a in ct.scalar_attributes if not a.localized and a.column is not None]
+        if not attrs:
+            return {}
+        cols = ", ".join(f'"{a.column}"' for a in attrs)
+        rows = yield query(
+            f'SELECT {cols} FROM "{ct.table}" WHERE document_id = ? ORDER BY id LIMIT 1',
+            (document_id,),
+        )
+        if not rows:
+            return {}
+        return {a: _from_db(a, v, self.dialect) for a, v in zip(attrs, rows[0], strict=True)}
 
     def _check_publishable(self, ct: ContentType, row_id: int) -> Program:
         """A draft may leave required attributes empty; its publication may not."""

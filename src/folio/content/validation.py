@@ -56,6 +56,7 @@ def _validate(
     errors: list[FieldError],
     invalid_keys: list[str],
     draft: bool = False,
+    given: frozenset[str] = frozenset(),
 ) -> Written:
     out = Written()
     for key, value in data.items():
@@ -90,9 +91,9 @@ def _validate(
             coerced = hash_password(coerced)
         out.values[attr] = coerced
     if not partial:
-        given = {w.attr for w in out.links}
+        linked = {w.attr for w in out.links}
         for attr in schema.attributes.values():
-            if attr in out.values or attr in given or attr.name in data:
+            if attr in out.values or attr in linked or attr.name in data or attr.name in given:
                 continue
             if attr.kind.scalar and attr.has_default and attr.default is not None:
                 out.values[attr] = attr.kind.default_for(attr)
@@ -144,12 +145,13 @@ def validate_data(
     partial: bool,
     registry: Registry | None = None,
     draft: bool = False,
+    given: frozenset[str] = frozenset(),
 ) -> Written:
     """Checks `data` for a create (`partial=False`) or an update (`partial=True`); a draft
     may leave required attributes empty (they are checked when it is published)."""
     errors: list[FieldError] = []
     invalid_keys: list[str] = []
-    out = _validate(registry, schema, data, partial, [], errors, invalid_keys, draft)
+    out = _validate(registry, schema, data, partial, [], errors, invalid_keys, draft, given)
     if invalid_keys:
         # as the reference: an unknown key is reported alone, before any other problem
         key = invalid_keys[0]

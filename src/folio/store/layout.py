@@ -188,6 +188,6 @@ def _content_table(ct: ContentType) -> Table:
             "document_id, (COALESCE(locale, '')), ((published_at IS NULL))",
             True,
         ),
-        (f"{ct.table}_list_idx", "locale, published_at", False),
+        (f"{ct.table}_list_idx", "locale, (published_at IS NULL)", False),
     ]
     return t

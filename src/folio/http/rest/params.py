@@ -292,7 +292,8 @@ def parse_find(
 ) -> QuerySpec:
     spec = QuerySpec()
     spec.status = parse_status(ct, params.get("status"))
-    spec.locale = parse_locale(ct, params.get("locale"), settings)
+    every_locale = params.get("locale") == "*"
+    spec.locale = None if every_locale else parse_locale(ct, params.get("locale"), settings)
     spec.fields = parse_fields(ct, params.get("fields"))
     spec.sort = parse_sort(ct, params.get("sort"))
     spec.pagination = parse_pagination(params.get("pagination"), settings)
