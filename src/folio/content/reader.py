@@ -121,8 +121,12 @@ class TypeReader:
             parts.append(f"({alias}.published_at IS NULL) = {flag}")
         return parts, params
 
-    def find_statements(self, spec: QuerySpec) -> tuple[str, list[Any], str, list[Any]]:
-        """(page SQL, params, count SQL, params) for a find."""
+    def find_statements(
+        self, spec: QuerySpec
+    ) -> tuple[str, list[Any], str, list[Any], bool]:
+        """(page SQL, params, count SQL, params, counted) for a find. When `counted`, the
+        page statement also returns the total as its last column (a window count over the
+        same scan), and the count statement is only needed for a page past the end."""
         order = tuple((ref.column, desc) for ref, desc in spec.sort)
         simple = not order or order == (("id", False),)
         parts, params = self.version_where(spec.status, spec.locale)
@@ -131,15 +135,23 @@ class TypeReader:
             parts.append(where_text)
             params.extend(where_params)
         where = " AND ".join(parts)
-        page_where = where
-        key = ("find", tuple(spec.fields) if spec.fields is not None else None, page_where, order)
+        # filtered lists scan: count them in the same pass as the page
+        counted = bool(where_text) and spec.pagination.with_count
+        key = ("find", tuple(spec.fields) if spec.fields is not None else None, where, order,
+               counted)
         page_sql = self._statements.get(key)
         if page_sql is None:
             sel = self.selection(spec.fields)
             table = f'"{self.ct.table}"'
-            filtered = f" WHERE {page_where}" if page_where else ""
+            filtered = f" WHERE {where}" if where else ""
             ordering = self._order(order)
-            if simple or self.dialect != "sqlite":
+            if counted:
+                page_sql = (
+                    f"SELECT {sel.sql}, w.total FROM {table} t JOIN (SELECT t.id, "
+                    f"COUNT(*) OVER () AS total FROM {table} t{filtered} ORDER BY {ordering} "
+                    f"LIMIT ? OFFSET ?) w ON w.id = t.id ORDER BY {ordering}"
+                )
+            elif simple or self.dialect != "sqlite":
                 page_sql = (
                     f"SELECT {sel.sql} FROM {table} t{filtered} ORDER BY {ordering} "
                     "LIMIT ? OFFSET ?"
@@ -163,7 +175,7 @@ class TypeReader:
             )
             self._statements[count_key] = count_sql
         page = spec.pagination
-        return page_sql, [*params, page.size, page.offset], count_sql, params
+        return page_sql, [*params, page.size, page.offset], count_sql, params, counted
 
     def _order(self, order: tuple[tuple[str, bool], ...]) -> str:
         items = []

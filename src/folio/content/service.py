@@ -57,7 +57,7 @@ class DocumentService:
     # ------------------------------------------------------------------ reads
     async def find(self, ct: ContentType, spec: QuerySpec) -> tuple[list[dict[str, Any]], int]:
         reader = self.reader(ct)
-        page_sql, page_params, count_sql, count_params = reader.find_statements(spec)
+        page_sql, page_params, count_sql, count_params, counted = reader.find_statements(spec)
         sel = reader.selection(spec.fields)
         with_count = spec.pagination.with_count
 
@@ -65,11 +65,18 @@ class DocumentService:
         ctx = ReadContext(spec.status, spec.locale or self.default_locale)
 
         def program() -> Program:
-            if with_count:
-                rows, counted = yield Batch(
+            if counted:
+                rows = yield query(page_sql, page_params)
+                if rows:
+                    total = int(rows[0][-1])
+                else:
+                    got = yield query(count_sql, count_params)
+                    total = got[0][0]
+            elif with_count:
+                rows, counts = yield Batch(
                     [query(page_sql, page_params), query(count_sql, count_params)]
                 )
-                total = counted[0][0]
+                total = counts[0][0]
             else:
                 rows = yield query(page_sql, page_params)
                 total = -1

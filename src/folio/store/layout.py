@@ -189,5 +189,6 @@ def _content_table(ct: ContentType) -> Table:
             True,
         ),
         (f"{ct.table}_list_idx", "locale, (published_at IS NULL)", False),
+        (f"{ct.table}_document_idx", "document_id", False),
     ]
     return t
