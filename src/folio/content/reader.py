@@ -121,9 +121,7 @@ class TypeReader:
             parts.append(f"({alias}.published_at IS NULL) = {flag}")
         return parts, params
 
-    def find_statements(
-        self, spec: QuerySpec
-    ) -> tuple[str, list[Any], str, list[Any], bool]:
+    def find_statements(self, spec: QuerySpec) -> tuple[str, list[Any], str, list[Any], bool]:
         """(page SQL, params, count SQL, params, counted) for a find. When `counted`, the
         page statement also returns the total as its last column (a window count over the
         same scan), and the count statement is only needed for a page past the end."""
@@ -137,8 +135,13 @@ class TypeReader:
         where = " AND ".join(parts)
         # filtered lists scan: count them in the same pass as the page
         counted = bool(where_text) and spec.pagination.with_count
-        key = ("find", tuple(spec.fields) if spec.fields is not None else None, where, order,
-               counted)
+        key = (
+            "find",
+            tuple(spec.fields) if spec.fields is not None else None,
+            where,
+            order,
+            counted,
+        )
         page_sql = self._statements.get(key)
         if page_sql is None:
             sel = self.selection(spec.fields)
