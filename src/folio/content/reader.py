@@ -196,12 +196,22 @@ class TypeReader:
     def one_statement(
         self, fields: list[str] | None, status: str, locale: str | None
     ) -> tuple[str, list[Any]]:
-        parts, params = self.version_where(status, locale)
-        key = ("one", tuple(fields) if fields is not None else None, status, bool(locale))
+        """One version of a document, looked up by the whole version key (document,
+        locale, published flag) so that the unique version index answers it."""
+        draft = self.ct.draft_and_publish and status != "published"
+        params: list[Any] = [locale if self.ct.localized and locale is not None else ""]
+        key = ("one", tuple(fields) if fields is not None else None, draft)
         sql = self._statements.get(key)
         if sql is None:
             sel = self.selection(fields)
-            where = " AND ".join(["t.document_id = ?", *parts])
+            if self.dialect == "sqlite":
+                flag = "1" if draft else "0"
+            else:
+                flag = "TRUE" if draft else "FALSE"
+            where = (
+                f"t.document_id = ? AND COALESCE(t.locale, '') = ? AND "
+                f"(t.published_at IS NULL) = {flag}"
+            )
             sql = f'SELECT {sel.sql} FROM "{self.ct.table}" t WHERE {where} LIMIT 1'
             self._statements[key] = sql
         return sql, params
