@@ -58,6 +58,9 @@ def _create_table(dialect: str, table: Table) -> str:
 def sync_schema(dialect: str, tables: list[Table]) -> Program:
     """Brings the database to the layout; returns a list of what it changed."""
     changes: list[str] = []
+    if dialect == "postgres":
+        # several workers may start at once: one syncs, the others wait and find it done
+        yield query("SELECT pg_advisory_xact_lock(7305411)")
     existing = yield from _existing_tables(dialect)
     if STATE_TABLE not in existing:
         yield execute(
