@@ -25,9 +25,19 @@ from folio.store.layout import (
     link_table_name,
     relation_owner,
 )
-from folio.store.program import Program, execute, query
+from folio.store.program import Program, Stmt, execute, query
 
 MIME_GROUPS = {"images": "image/", "videos": "video/", "audios": "audio/"}
+
+
+def _link_component(
+    cmps: str, entity_id: int, cmp_id: int, uid: str, field: str, position: float
+) -> Stmt:
+    return execute(
+        f'INSERT INTO "{cmps}" (entity_id, cmp_id, component_type, field, position) '
+        "VALUES (?, ?, ?, ?, ?)",
+        (entity_id, cmp_id, uid, field, position),
+    )
 
 
 def _marks(n: int) -> str:
@@ -323,11 +333,7 @@ class LinkStore:
             else:
                 got = yield query(f'INSERT INTO "{comp.table}" DEFAULT VALUES RETURNING id')
             comp_id = int(got[0][0])
-            yield execute(
-                f'INSERT INTO "{cmps}" (entity_id, cmp_id, component_type, field, '
-                "position) VALUES (?, ?, ?, ?, ?)",
-                (row_id, comp_id, comp.uid, write.attr.name, float(i)),
-            )
+            yield _link_component(cmps, row_id, comp_id, comp.uid, write.attr.name, float(i))
             if written.links:
                 yield from self.apply(comp, comp_id, written.links, ctx)
 
@@ -416,11 +422,7 @@ class LinkStore:
                 else:
                     got = yield query(f'INSERT INTO "{comp.table}" DEFAULT VALUES RETURNING id')
                 new_id = int(got[0][0])
-                yield execute(
-                    f'INSERT INTO "{cmps}" (entity_id, cmp_id, component_type, field, '
-                    "position) VALUES (?, ?, ?, ?, ?)",
-                    (to_id, new_id, uid, fld, position),
-                )
+                yield _link_component(cmps, to_id, new_id, uid, fld, position)
                 yield from self.copy(comp, int(cmp_id), new_id)
 
     def delete_owned(self, schema: Schema, row_ids: list[int]) -> Program:

@@ -18,6 +18,7 @@ from folio.store.layout import (
     FILES_TABLE,
     components_table_name,
     link_table_name,
+    target_join,
 )
 from folio.store.program import Program, query
 
@@ -270,9 +271,7 @@ class Populator:
         if attr.mapped_by is None:
             link = link_table_name(schema, attr)
             keys = sorted({int(d["id"]) for d in docs})
-            on = "t.document_id = l.target_document_id"
-            if target.localized:
-                on += " AND t.locale = l.target_locale"
+            on = target_join("l", "t", target.localized)
             parent = "l.source_id"
             conds.append(f"l.source_id IN ({_marks(len(keys))})")
             params.extend(keys)

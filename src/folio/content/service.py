@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from folio.content.ids import new_document_id
 from folio.content.links import MediaWrite
 from folio.content.linkstore import LinkStore, WriteContext
@@ -28,8 +30,6 @@ def _from_db(attr: Attribute, value: Any, dialect: str) -> Any:
     if value is None:
         return None
     if attr.type in ("json", "blocks") and isinstance(value, str):
-        import orjson
-
         return orjson.loads(value)
     if attr.type == "boolean":
         return bool(value)
@@ -255,12 +255,6 @@ class DocumentService:
 
         docs = await self.db.read(program())
         return docs[0] if docs else None
-
-    async def attach_files(
-        self, ct: ContentType, ref_id: str, field: str, file_ids: list[int]
-    ) -> None:
-        """Links uploaded files to a media field of an entry (every version of it)."""
-        await self.db.write(self._attach(ct, ref_id, field, file_ids))
 
     def _attach(self, ct: ContentType, ref_id: str, field: str, file_ids: list[int]) -> Program:
         attr = ct.attributes[field]

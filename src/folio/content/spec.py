@@ -14,13 +14,14 @@ from folio.schema.kinds import (
     DOCUMENT_ID_KIND,
     ID_KIND,
     NULL_OPS,
+    TEXT_OPS,
     TIMESTAMP_KIND,
     Kind,
     StringKind,
 )
 from folio.schema.model import Attribute, ContentType, Registry, Schema
 from folio.schema.values import parse_bool
-from folio.store.layout import components_table_name, link_table_name
+from folio.store.layout import components_table_name, link_table_name, target_join
 
 LOGICAL = frozenset({"$and", "$or", "$not"})
 LOCALE_KIND = StringKind()
@@ -56,6 +57,42 @@ def field_ref(schema: Schema, name: str) -> FieldRef | None:
             return None
         return SYSTEM_FIELDS.get(name)
     return SYSTEM_FIELDS.get(name) if name == "id" else None
+
+
+def related_field_ref(ct: ContentType, name: str, param: str) -> FieldRef | None:
+    """`category.name`: the first related document's field, as a scalar subquery (to sort
+    on a relation's field)."""
+    head, _, rest = name.partition(".")
+    attr = ct.attributes.get(head)
+    registry = ct.registry
+    if attr is None or attr.type != "relation" or registry is None:
+        return None
+    target = registry.content_types.get(str(attr.target))
+    if target is None:
+        return None
+    ref = field_ref(target, rest)
+    if ref is None:
+        raise invalid_key(rest, head, param)
+    cond = " AND x.published_at IS NOT NULL" if target.draft_and_publish else ""
+    if attr.mapped_by is None:
+        link = link_table_name(ct, attr)
+        on = target_join("l", "x", target.localized)
+        expr = (
+            f'(SELECT x."{ref.column}" FROM "{link}" l JOIN "{target.table}" x ON {on} '
+            f"WHERE l.source_id = t.id{cond} ORDER BY l.position LIMIT 1)"
+        )
+    else:
+        owner_attr = target.attributes.get(attr.mapped_by)
+        if owner_attr is None:
+            return None
+        link = link_table_name(target, owner_attr)
+        loc = "l.target_locale = t.locale" if ct.localized else "l.target_locale IS NULL"
+        expr = (
+            f'(SELECT x."{ref.column}" FROM "{link}" l JOIN "{target.table}" x ON '
+            f"x.id = l.source_id WHERE l.target_document_id = t.document_id AND {loc}"
+            f"{cond} ORDER BY l.inv_position LIMIT 1)"
+        )
+    return FieldRef(name, expr, ref.kind)
 
 
 class Cond:
@@ -366,18 +403,7 @@ class FilterBuilder:
             return Cond(ref, "$null" if op == "$eq" else "$notNull", True)
         if isinstance(raw, list | dict):
             raise self.invalid_value(path, raw, "expected a single value")
-        if op in (
-            "$contains",
-            "$notContains",
-            "$containsi",
-            "$notContainsi",
-            "$startsWith",
-            "$startsWithi",
-            "$endsWith",
-            "$endsWithi",
-            "$eqi",
-            "$nei",
-        ) and (not kind.text_native):
+        if op in TEXT_OPS and not kind.text_native:
             return Cond(ref, op, str(raw).lower() if isinstance(raw, bool) else str(raw))
         return Cond(ref, op, self.operand(kind, raw, path))
 

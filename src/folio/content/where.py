@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 from folio.content.spec import Cond, FieldRef, Group, Node, Rel
+from folio.store.layout import target_join
 
 Shape = tuple[Any, ...]
 
@@ -155,9 +156,7 @@ def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
         conds.append(f"{lnk}.field = ?")
         head, picked = f"{alias}.id", f"{lnk}.entity_id"
     elif kind == "owner":
-        on = f"{inner}.document_id = {lnk}.target_document_id"
-        if target_localized:
-            on += f" AND {inner}.locale = {lnk}.target_locale"
+        on = target_join(lnk, inner, target_localized)
         frm = f'"{link}" {lnk} JOIN "{target}" {inner} ON {on}'
         head, picked = f"{alias}.id", f"{lnk}.source_id"
     else:

@@ -78,7 +78,8 @@ class SqliteDatabase(Database):
                 self._local.conn = None
 
         close_one()
-        await asyncio.get_running_loop().run_in_executor(self._writer, close_one)
+        if self._threaded:
+            await asyncio.get_running_loop().run_in_executor(self._writer, close_one)
         self._readers.shutdown(wait=True)
         self._writer.shutdown(wait=True)
 

@@ -17,10 +17,10 @@ from folio.content.spec import (
     QuerySpec,
     field_ref,
     invalid_key,
+    related_field_ref,
 )
 from folio.errors import PaginationError, ValidationError
 from folio.schema.model import ContentType, Registry
-from folio.store.layout import link_table_name
 
 STATUSES = ("published", "draft")
 _NUMBER_RE = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
@@ -98,47 +98,8 @@ def _sort_item(ct: ContentType, text: str, out: list[tuple[FieldRef, bool]]) -> 
     _sort_field(ct, name, direction.lower() == "desc", out)
 
 
-def _related_sort(ct: ContentType, name: str) -> FieldRef | None:
-    """`category.name`: the first related document's field, as a scalar subquery."""
-    head, _, rest = name.partition(".")
-    attr = ct.attributes.get(head)
-    registry = ct.registry
-    if attr is None or attr.type != "relation" or registry is None:
-        return None
-    target = registry.content_types.get(str(attr.target))
-    if target is None:
-        return None
-    ref = field_ref(target, rest)
-    if ref is None:
-        raise invalid_key(rest, head, "sort")
-    cond = ""
-    if target.draft_and_publish:
-        cond = " AND x.published_at IS NOT NULL"
-    if attr.mapped_by is None:
-        link = link_table_name(ct, attr)
-        on = "x.document_id = l.target_document_id"
-        if target.localized:
-            on += " AND x.locale = l.target_locale"
-        expr = (
-            f'(SELECT x."{ref.column}" FROM "{link}" l JOIN "{target.table}" x ON {on} '
-            f"WHERE l.source_id = t.id{cond} ORDER BY l.position LIMIT 1)"
-        )
-    else:
-        owner_attr = target.attributes.get(attr.mapped_by)
-        if owner_attr is None:
-            return None
-        link = link_table_name(target, owner_attr)
-        loc = "l.target_locale = t.locale" if ct.localized else "l.target_locale IS NULL"
-        expr = (
-            f'(SELECT x."{ref.column}" FROM "{link}" l JOIN "{target.table}" x ON '
-            f"x.id = l.source_id WHERE l.target_document_id = t.document_id AND {loc}"
-            f"{cond} ORDER BY l.inv_position LIMIT 1)"
-        )
-    return FieldRef(name, expr, ref.kind)
-
-
 def _sort_field(ct: ContentType, name: str, desc: bool, out: list[tuple[FieldRef, bool]]) -> None:
-    ref = field_ref(ct, name) if "." not in name else _related_sort(ct, name)
+    ref = field_ref(ct, name) if "." not in name else related_field_ref(ct, name, "sort")
     if ref is None:
         attr = ct.attributes.get(name)
         if (attr is not None and not attr.is_hidden) or name in (
