@@ -4,6 +4,7 @@ against PostgreSQL too (each test starts from an empty schema)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -42,6 +43,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 def app_dir(tmp_path: Path) -> Path:
     target = tmp_path / "app"
     shutil.copytree(FIXTURES / "blog", target)
+    open_access(target)
     return target
 
 
@@ -85,7 +87,31 @@ class Api:
         return self.folio.db.statements_run()
 
 
-def make_api(app_dir: Path, url: str) -> Iterator[Api]:
+OPEN_PERMISSIONS = {
+    "roles": {
+        "public": {
+            "permissions": [
+                "api::*",
+                "plugin::upload.content-api.*",
+                "plugin::users-permissions.auth.*",
+            ]
+        }
+    }
+}
+
+
+def open_access(app_dir: Path) -> None:
+    """Lets the public role do everything in an app that declares no permissions, so that
+    content tests need no credentials (access control has its own tests)."""
+    permissions = app_dir / "config" / "permissions.json"
+    if not permissions.exists():
+        permissions.parent.mkdir(parents=True, exist_ok=True)
+        permissions.write_text(json.dumps(OPEN_PERMISSIONS))
+
+
+def make_api(app_dir: Path, url: str, open: bool = True) -> Iterator[Api]:
+    if open:
+        open_access(app_dir)
     folio = load_app(app_dir, url)
     with TestClient(build_asgi(folio), raise_server_exceptions=False) as client:
         yield Api(client, folio)

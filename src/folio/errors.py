@@ -82,6 +82,30 @@ class UnauthorizedError(FolioError):
         super().__init__(message, details)
 
 
+class PolicyError(FolioError):
+    """A route policy refused the request."""
+
+    status = 403
+    name = "PolicyError"
+
+    def __init__(
+        self, message: str = "Policy Failed", details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, details)
+
+
+class RateLimitError(FolioError):
+    status = 429
+    name = "RateLimitError"
+
+    def __init__(
+        self,
+        message: str = "Too many requests, please try again later.",
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message, details)
+
+
 class PayloadTooLargeError(FolioError):
     status = 413
     name = "PayloadTooLargeError"

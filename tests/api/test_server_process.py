@@ -25,11 +25,12 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _call(method: str, url: str, body: Any = None) -> tuple[int, Any]:
+def _call(method: str, url: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(
-        url, data=data, method=method, headers={"Content-Type": "application/json"}
-    )
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
             raw = r.read()
@@ -39,9 +40,16 @@ def _call(method: str, url: str, body: Any = None) -> tuple[int, Any]:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[str]:
+def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     app = tmp_path / "blog"
     subprocess.run([*FOLIO, "new", str(app)], check=True, capture_output=True)
+    created = subprocess.run(
+        [*FOLIO, "token", "create", "--name", "editor", "--type", "full-access", "--app", str(app)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    token = created.stdout.strip().splitlines()[-1]
     port = _free_port()
     env = {**os.environ}
     env.pop("DATABASE_URL", None)
@@ -64,29 +72,36 @@ def served(tmp_path: Path) -> Iterator[str]:
                 out = proc.stdout.read().decode() if proc.stdout else ""
                 raise AssertionError(f"server did not start: {out}")
             time.sleep(0.05)
-        yield base
+        yield base, token
     finally:
         proc.terminate()
         proc.wait(timeout=10)
     assert (app / ".tmp" / "data.db").is_file()
 
 
-def test_example_app_serves_the_rest_api(served: str) -> None:
-    status, body = _call("POST", served + "/api/categories", {"data": {"name": "News"}})
+def test_example_app_serves_the_rest_api(served: tuple[str, str]) -> None:
+    base, token = served
+    status, body = _call("POST", base + "/api/categories", {"data": {"name": "News"}})
+    assert status == 403  # private by default: the public role of the example only reads
+    assert body["error"]["name"] == "ForbiddenError"
+    status, body = _call("POST", base + "/api/categories", {"data": {"name": "News"}}, token)
     assert status == 201
     doc_id = body["data"]["documentId"]
-    status, body = _call("GET", served + "/api/categories?filters[name][$eq]=News")
+    status, body = _call("GET", base + "/api/categories?filters[name][$eq]=News")
     assert status == 200
     assert [d["documentId"] for d in body["data"]] == [doc_id]
     assert body["meta"]["pagination"]["total"] == 1
-    status, body = _call("PUT", served + "/api/global", {"data": {"siteName": "My blog"}})
+    status, body = _call("PUT", base + "/api/global", {"data": {"siteName": "My blog"}}, token)
     assert status == 200
     assert body["data"]["siteName"] == "My blog"
-    status, body = _call("GET", served + "/api/nothing-here")
+    status, body = _call("GET", base + "/api/nothing-here")
     assert status == 404
     assert body["error"]["name"] == "NotFoundError"
-    status, _ = _call("DELETE", served + f"/api/categories/{doc_id}")
+    status, _ = _call("DELETE", base + f"/api/categories/{doc_id}", token=token)
     assert status == 204
+    status, body = _call("GET", base + "/api/categories", token="not-a-token")
+    assert status == 401
+    assert body["error"]["message"] == "Missing or invalid credentials"
 
 
 def test_a_bad_model_stops_start_up_with_a_clear_message(tmp_path: Path) -> None:

@@ -104,7 +104,12 @@ def main(argv: list[str] | None = None) -> int:
         if action == "add":
             p.add_argument("name", nargs="?")
         p.add_argument("--app", default=".", help="the app directory")
+    from folio.cli import access
+
+    access.add_parsers(sub)
     args = parser.parse_args(argv)
+    if args.command in ("token", "user", "permissions", "role"):
+        return access.run(args)
     if args.command == "locale":
         return _locale(args)
     if args.command == "new":

@@ -3,6 +3,7 @@ and author, the single type global, and a shared SEO component."""
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,40 @@ CONFIG: dict[str, Any] = {
     "i18n": {"defaultLocale": "en", "locales": [{"code": "en", "name": "English (en)"}]},
 }
 
+PERMISSIONS: dict[str, Any] = {
+    "roles": {
+        "public": {
+            "name": "Public",
+            "description": "Default role given to unauthenticated user.",
+            "permissions": [
+                "api::article.article.find",
+                "api::article.article.findOne",
+                "api::category.category.find",
+                "api::category.category.findOne",
+                "api::author.author.find",
+                "api::author.author.findOne",
+                "api::global.global.find",
+                "plugin::users-permissions.auth.callback",
+                "plugin::users-permissions.auth.register",
+                "plugin::users-permissions.auth.forgotPassword",
+                "plugin::users-permissions.auth.resetPassword",
+                "plugin::users-permissions.auth.emailConfirmation",
+                "plugin::users-permissions.auth.sendEmailConfirmation",
+            ],
+        },
+        "authenticated": {
+            "name": "Authenticated",
+            "description": "Default role given to authenticated user.",
+            "permissions": [
+                "api::*",
+                "plugin::upload.content-api.*",
+                "plugin::users-permissions.user.me",
+                "plugin::users-permissions.auth.changePassword",
+            ],
+        },
+    }
+}
+
 INDEX_PY = '''"""App hooks: `register(app)` runs before serving, `bootstrap(app)` after start."""
 
 
@@ -154,7 +189,7 @@ def scaffold(target: Path) -> list[Path]:
     seo = target / "src" / "components" / "shared" / "seo.json"
     _write(seo, SEO)
     files.append(seo)
-    for name, data in CONFIG.items():
+    for name, data in {**CONFIG, "permissions": PERMISSIONS}.items():
         path = target / "config" / f"{name}.json"
         _write(path, data)
         files.append(path)
@@ -165,6 +200,15 @@ def scaffold(target: Path) -> list[Path]:
     (target / ".gitignore").write_text(".tmp/\npublic/uploads/*\n!public/uploads/.keep\n.env\n")
     (target / ".env.example").write_text(
         "HOST=127.0.0.1\nPORT=1337\n# DATABASE_URL=postgresql://postgres@127.0.0.1:5432/folio\n"
+        "JWT_SECRET=\nAPI_TOKEN_SALT=\nADMIN_API_KEY=\n"
     )
+    env = target / ".env"
+    env.write_text(
+        "# Secrets of this app (not in version control; production sets its own).\n"
+        f"JWT_SECRET={secrets.token_hex(32)}\n"
+        f"API_TOKEN_SALT={secrets.token_hex(32)}\n"
+        f"ADMIN_API_KEY={secrets.token_hex(24)}\n"
+    )
+    env.chmod(0o600)
     files.append(index)
     return files

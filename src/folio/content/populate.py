@@ -5,6 +5,7 @@ its entries plus one per component kind present), whatever the number of documen
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -420,4 +421,23 @@ def _unique(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if id(doc) not in seen:
             seen.add(id(doc))
             out.append(doc)
+    return out
+
+
+def prune_populate(
+    entries: dict[str, Populate], visible: Callable[[str], bool]
+) -> dict[str, Populate]:
+    """The populate tree without the relations whose target type the reader may not `find`
+    (left out of the response, as the reference does; media, components and dynamic zones
+    are not permission-checked there either)."""
+    out: dict[str, Populate] = {}
+    for name, entry in entries.items():
+        attr = entry.attr
+        if attr.type == "relation" and not visible(str(attr.target)):
+            continue
+        if entry.children:
+            entry.children = prune_populate(entry.children, visible)
+        if entry.on:
+            entry.on = {uid: prune_populate(sub, visible) for uid, sub in entry.on.items()}
+        out[name] = entry
     return out

@@ -248,10 +248,15 @@ class DocumentService:
         self, ct: ContentType, row_id: int, spec: QuerySpec
     ) -> dict[str, Any] | None:
         sel = self.reader(ct).selection(spec.fields)
+        populate = spec.populate
+        ctx = ReadContext(spec.status, spec.locale or self.default_locale)
 
         def program() -> Program:
             rows = yield query(f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?', (row_id,))
-            return sel.documents(rows)
+            docs = sel.documents(rows)
+            if docs and populate:
+                yield from self.populator.load(ct, docs, populate, ctx)
+            return docs
 
         docs = await self.db.read(program())
         return docs[0] if docs else None

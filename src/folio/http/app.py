@@ -3,6 +3,7 @@ database on start-up, and routes requests to the REST endpoints with the error e
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -18,12 +19,22 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from folio.auth.access import AccessControl
+from folio.auth.jwt import JwtCodec
+from folio.auth.mail import LogMailer, Mailer
+from folio.auth.permissions import RoleTable, catalogue
+from folio.auth.settings import load_auth_settings
+from folio.auth.tokens import TokenService
+from folio.auth.users import UserService
 from folio.config import Settings, load_settings
 from folio.content.service import DocumentService
 from folio.errors import FolioError, InternalError, MethodNotAllowedError, NotFoundError
+from folio.http.admin import AdminEndpoints
+from folio.http.hooks import load_hooks, load_index
+from folio.http.pipeline import Pipeline
 from folio.http.responses import error_response
 from folio.http.rest.content import ContentEndpoints
 from folio.http.upload import UploadEndpoints
+from folio.http.users import UserEndpoints
 from folio.schema.loader import load_registry
 from folio.schema.model import Registry
 from folio.store.database import Database, open_database
@@ -43,13 +54,36 @@ class Folio:
         self.registry = registry
         self.db = db
         self.documents = DocumentService(registry, db, settings.default_locale)
-        self.access = AccessControl()
+        self.auth_settings = auth = load_auth_settings(settings)
+        self.actions = catalogue(registry)
+        self.roles = RoleTable(settings.app_dir, self.actions)
+        self.jwt = JwtCodec(auth.jwt_secret, auth.jwt_expires_in)
+        self.mailer: Mailer = LogMailer()
+        self.users = UserService(self.documents, auth, self.roles, self.jwt, self.mailer)
+        self.tokens = TokenService(self.documents, auth.token_salt, self.actions)
+        self.access = AccessControl(
+            self.roles, self.users, self.tokens, self.jwt, auth.cache_seconds
+        )
+        self.hooks = load_hooks(settings.app_dir, registry)
+        self.pipeline = Pipeline(self, self.access, self.hooks)
+        self.index = load_index(settings.app_dir)
+        register = getattr(self.index, "register", None)
+        if callable(register):
+            register(self)
+        self.users.mailer = self.mailer
+        self.pipeline.compile(self.actions)
 
-    async def start(self) -> None:
+    async def start(self, bootstrap: bool = True) -> None:
         await self.db.start()
         changes = await self.db.write(sync_schema(self.db.dialect, build_layout(self.registry)))
         for change in changes:
             log.info("schema: %s", change)
+        await self.users.sync_roles()
+        hook = getattr(self.index, "bootstrap", None)
+        if bootstrap and callable(hook):
+            result = hook(self)
+            if inspect.isawaitable(result):
+                await result
 
     async def close(self) -> None:
         await self.db.close()
@@ -104,6 +138,8 @@ def build_asgi(folio: Folio) -> Starlette:
 
     uploads = UploadEndpoints(folio)
     routes = [
+        *UserEndpoints(folio).routes(),
+        *AdminEndpoints(folio).routes(),
         Route("/api/upload", uploads.upload, methods=["POST"]),
         Route("/api/upload/files", uploads.find, methods=["GET", "HEAD"]),
         Route("/api/upload/files/{id}", uploads.find_one, methods=["GET", "HEAD"]),

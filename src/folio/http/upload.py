@@ -3,6 +3,7 @@ of an entry), list with filters / sort / pagination, get one, delete."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -10,6 +11,7 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
 
+from folio.auth.access import Principal
 from folio.content.spec import QuerySpec
 from folio.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from folio.files.providers import LocalProvider
@@ -17,11 +19,11 @@ from folio.files.uploads import Incoming, UploadSettings, check, keys_of, store
 from folio.http.responses import json_response
 from folio.http.rest.params import parse_find
 from folio.http.rest.qs import parse_qs
+from folio.schema.builtins import FILE_UID
 
 if TYPE_CHECKING:
     from folio.http.app import Folio
 
-FILE_UID = "plugin::upload.file"
 INFO_KEYS = frozenset({"name", "alternativeText", "caption", "folder"})
 
 
@@ -75,11 +77,22 @@ class UploadEndpoints:
         self.settings = upload_settings(folio.settings.raw.get("plugins", {}))
         self.provider = LocalProvider(folio.settings.app_dir / "public" / "uploads")
 
-    async def _authorize(self, request: Request, action: str) -> None:
-        await self.folio.access.authorize(request, f"plugin::upload.content-api.{action}")
+        self.upload = self._guarded("upload", self._upload)
+        self.find = self._guarded("find", self._find)
+        self.find_one = self._guarded("findOne", self._find_one)
+        self.destroy = self._guarded("destroy", self._destroy)
 
-    async def upload(self, request: Request) -> Response:
-        await self._authorize(request, "upload")
+    def _guarded(
+        self, action: str, handler: Callable[[Request, Principal], Awaitable[Response]]
+    ) -> Callable[[Request], Awaitable[Response]]:
+        name = f"plugin::upload.content-api.{action}"
+
+        async def endpoint(request: Request) -> Response:
+            return await self.folio.pipeline.run(request, name, handler)
+
+        return endpoint
+
+    async def _upload(self, request: Request, principal: Principal) -> Response:
         length = request.headers.get("content-length")
         limit = self.settings.size_limit * 20
         if length and length.isdigit() and int(length) > limit:
@@ -123,8 +136,7 @@ class UploadEndpoints:
             raise ValidationError("refId must name the entry (its documentId or id)")
         return ct, ref_id, attr.name
 
-    async def find(self, request: Request) -> Response:
-        await self._authorize(request, "find")
+    async def _find(self, request: Request, principal: Principal) -> Response:
         query = request.scope.get("query_string", b"").decode("latin-1")
         spec = parse_find(
             self.file_type,
@@ -146,12 +158,10 @@ class UploadEndpoints:
             raise NotFoundError()
         return doc
 
-    async def find_one(self, request: Request) -> Response:
-        await self._authorize(request, "findOne")
+    async def _find_one(self, request: Request, principal: Principal) -> Response:
         return json_response(await self._one(request))
 
-    async def destroy(self, request: Request) -> Response:
-        await self._authorize(request, "destroy")
+    async def _destroy(self, request: Request, principal: Principal) -> Response:
         doc = await self._one(request)
         await self.folio.documents.delete(self.file_type, str(doc["documentId"]))
         for key in keys_of(orjson.loads(orjson.dumps(doc))):

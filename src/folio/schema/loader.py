@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from folio.errors import ConfigError
+from folio.schema.builtins import BUILTIN_MODELS, USER_EXTENSION, USER_UID
 from folio.schema.kinds import KINDS, InvalidValue
 from folio.schema.model import (
     RELATION_KINDS,
@@ -107,7 +108,8 @@ def load_registry(app_dir: Path) -> Registry:
                 if ct is not None:
                     registry.content_types[ct.uid] = ct
     problems.raise_if_any()
-    registry.content_types[FILE_UID] = _file_type(problems)
+    for uid in BUILTIN_MODELS:
+        registry.content_types[uid] = _builtin_type(uid, app_dir, problems)
     _link(registry, problems)
     problems.raise_if_any()
     for ct in registry.content_types.values():
@@ -115,38 +117,31 @@ def load_registry(app_dir: Path) -> Registry:
     return registry
 
 
-FILE_UID = "plugin::upload.file"
-FILE_ATTRIBUTES: dict[str, Any] = {
-    "name": {"type": "string", "required": True},
-    "alternativeText": {"type": "text"},
-    "caption": {"type": "text"},
-    "width": {"type": "integer"},
-    "height": {"type": "integer"},
-    "formats": {"type": "json"},
-    "hash": {"type": "string", "required": True},
-    "ext": {"type": "string"},
-    "mime": {"type": "string", "required": True},
-    "size": {"type": "float", "required": True},
-    "url": {"type": "text", "required": True},
-    "previewUrl": {"type": "text"},
-    "provider": {"type": "string", "required": True},
-    "provider_metadata": {"type": "json"},
-}
-
-
-def _file_type(problems: _Problems) -> ContentType:
-    """The built-in model of uploaded files (served by the upload routes, not by /api/:type)."""
+def _builtin_type(uid: str, app_dir: Path, problems: _Problems) -> ContentType:
+    """A built-in model (served by its own routes, not by /api/:type); the user model takes
+    the attributes of the app's extension file on top of its own."""
+    api, model = BUILTIN_MODELS[uid]
+    info = model["info"]
     ct = ContentType(
-        uid=FILE_UID,
-        table="files",
-        file="<built-in upload file model>",
-        display_name="File",
+        uid=uid,
+        table=model["collectionName"],
+        file=f"<built-in {info['displayName'].lower()} model>",
+        display_name=info["displayName"],
         kind="collectionType",
-        singular="file",
-        plural="files",
-        api="upload",
+        singular=info["singularName"],
+        plural=info["pluralName"],
+        api=api,
     )
-    _attributes(ct, {"attributes": FILE_ATTRIBUTES}, problems, localized_type=False)
+    attributes = dict(model["attributes"])
+    if uid == USER_UID:
+        extension = app_dir / USER_EXTENSION
+        if extension.is_file():
+            raw = _read_json(extension, app_dir, problems)
+            extra = raw.get("attributes") if raw else None
+            if isinstance(extra, dict):
+                attributes.update(extra)
+                ct.file = USER_EXTENSION
+    _attributes(ct, {"attributes": attributes}, problems, localized_type=False)
     return ct
 
 
@@ -348,7 +343,7 @@ def _attribute(
 def _link(registry: Registry, problems: _Problems) -> None:
     """Checks references between models: relation targets, inverse sides, components."""
     for ct in registry.content_types.values():
-        if ct.uid == FILE_UID:
+        if not ct.uid.startswith("api::"):
             continue
         for route in (ct.singular, ct.plural) if not ct.is_single else (ct.singular,):
             other = registry.by_route.get(route)

@@ -6,14 +6,19 @@ single types:     GET/PUT/DELETE /api/:singular
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from folio.auth.access import Principal
+from folio.auth.permissions import find_action
+from folio.content.spec import QuerySpec
 from folio.content.validation import require_data
 from folio.errors import (
+    ForbiddenError,
     MethodNotAllowedError,
     NotFoundError,
     PayloadTooLargeError,
@@ -67,6 +72,7 @@ class ContentEndpoints:
         self.routes = folio.registry.by_route
         self.registry = folio.registry
         self.dialect = folio.db.dialect
+        self.pipeline = folio.pipeline
 
     def _type(self, request: Request) -> ContentType:
         ct = self.routes.get(request.path_params["name"])
@@ -74,8 +80,21 @@ class ContentEndpoints:
             raise NotFoundError()
         return ct
 
-    async def _authorize(self, request: Request, ct: ContentType, action: str) -> None:
-        await self.folio.access.authorize(request, f"{ct.uid}.{action}")
+    def _visible(self, principal: Principal) -> Callable[[str], bool]:
+        return lambda uid: principal.can(find_action(uid))
+
+    def _run(
+        self,
+        request: Request,
+        ct: ContentType,
+        action: str,
+        handler: Callable[[Request, ContentType, str | None, Principal], Awaitable[Response]],
+        document_id: str | None = None,
+    ) -> Awaitable[Response]:
+        async def call(req: Request, principal: Principal) -> Response:
+            return await handler(req, ct, document_id, principal)
+
+        return self.pipeline.run(request, f"{ct.uid}.{action}", call)
 
     async def root(self, request: Request) -> Response:
         """/api/:name — a collection type by its plural, a single type by its singular."""
@@ -85,18 +104,18 @@ class ContentEndpoints:
             if ct.singular != request.path_params["name"]:
                 raise NotFoundError()
             if method in ("GET", "HEAD"):
-                return await self._find_one(request, ct, None, "find")
+                return await self._run(request, ct, "find", self._find_one)
             if method == "PUT":
-                return await self._update(request, ct, None)
+                return await self._run(request, ct, "update", self._update)
             if method == "DELETE":
-                return await self._delete(request, ct, None)
+                return await self._run(request, ct, "delete", self._delete)
             raise MethodNotAllowedError()
         if ct.plural != request.path_params["name"]:
             raise NotFoundError()
         if method in ("GET", "HEAD"):
-            return await self._find(request, ct)
+            return await self._run(request, ct, "find", self._find)
         if method == "POST":
-            return await self._create(request, ct)
+            return await self._run(request, ct, "create", self._create)
         raise MethodNotAllowedError()
 
     async def document(self, request: Request) -> Response:
@@ -107,33 +126,60 @@ class ContentEndpoints:
         document_id = request.path_params["document_id"]
         method = request.method
         if method in ("GET", "HEAD"):
-            return await self._find_one(request, ct, document_id, "findOne")
+            return await self._run(request, ct, "findOne", self._find_one, document_id)
         if method == "PUT":
-            return await self._update(request, ct, document_id)
+            return await self._run(request, ct, "update", self._update, document_id)
         if method == "DELETE":
-            return await self._delete(request, ct, document_id)
+            return await self._run(request, ct, "delete", self._delete, document_id)
         raise MethodNotAllowedError()
 
-    async def _find(self, request: Request, ct: ContentType) -> Response:
-        await self._authorize(request, ct, "find")
-        spec = parse_find(ct, _params(request), self.settings, self.dialect, self.registry)
+    def _check_drafts(self, ct: ContentType, spec: QuerySpec, principal: Principal) -> None:
+        if (
+            spec.status == "draft"
+            and ct.draft_and_publish
+            and not principal.can_read_drafts(ct.uid)
+        ):
+            raise ForbiddenError()
+
+    async def _find(
+        self, request: Request, ct: ContentType, _: str | None, principal: Principal
+    ) -> Response:
+        spec = parse_find(
+            ct,
+            _params(request),
+            self.settings,
+            self.dialect,
+            self.registry,
+            self._visible(principal),
+        )
+        self._check_drafts(ct, spec, principal)
         docs, total = await self.folio.documents.find(ct, spec)
         return json_response({"data": docs, "meta": page_meta(spec.pagination, total)})
 
     async def _find_one(
-        self, request: Request, ct: ContentType, document_id: str | None, action: str
+        self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
     ) -> Response:
-        await self._authorize(request, ct, action)
-        spec = parse_read(ct, _params(request), self.settings, self.dialect, self.registry)
+        spec = parse_read(
+            ct,
+            _params(request),
+            self.settings,
+            self.dialect,
+            self.registry,
+            self._visible(principal),
+        )
+        self._check_drafts(ct, spec, principal)
         doc = await self.folio.documents.find_one(ct, document_id or "", spec)
         if doc is None:
             raise NotFoundError()
         return json_response({"data": doc, "meta": {}})
 
-    async def _create(self, request: Request, ct: ContentType) -> Response:
-        await self._authorize(request, ct, "create")
+    async def _create(
+        self, request: Request, ct: ContentType, _: str | None, principal: Principal
+    ) -> Response:
         params = _params(request)
-        spec = parse_read(ct, params, self.settings, self.dialect, self.registry)
+        spec = parse_read(
+            ct, params, self.settings, self.dialect, self.registry, self._visible(principal)
+        )
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         locale = parse_locale(ct, _body_locale(ct, data, params), self.settings)
         doc = await self.folio.documents.create(
@@ -142,10 +188,13 @@ class ContentEndpoints:
         doc.pop("id", None)
         return json_response({"data": _pick(doc, spec.fields), "meta": {}}, 201)
 
-    async def _update(self, request: Request, ct: ContentType, document_id: str | None) -> Response:
-        await self._authorize(request, ct, "update")
+    async def _update(
+        self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
+    ) -> Response:
         params = _params(request)
-        spec = parse_read(ct, params, self.settings, self.dialect, self.registry)
+        spec = parse_read(
+            ct, params, self.settings, self.dialect, self.registry, self._visible(principal)
+        )
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         if "locale" in data and ct.localized and data["locale"] not in (None, spec.locale):
             raise ValidationError(
@@ -171,8 +220,9 @@ class ContentEndpoints:
         )
         return json_response({"data": _pick(doc, spec.fields), "meta": {}})
 
-    async def _delete(self, request: Request, ct: ContentType, document_id: str | None) -> Response:
-        await self._authorize(request, ct, "delete")
+    async def _delete(
+        self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
+    ) -> Response:
         params = _params(request)
         locale = None
         if params.get("locale") not in (None, ""):

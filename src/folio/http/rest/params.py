@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from folio.config import Settings
-from folio.content.populate import PopulateParser
+from folio.content.populate import PopulateParser, prune_populate
 from folio.content.spec import (
     SYSTEM_FIELDS,
     FieldRef,
@@ -20,7 +21,7 @@ from folio.content.spec import (
     related_field_ref,
 )
 from folio.errors import PaginationError, ValidationError
-from folio.schema.model import ContentType, Registry
+from folio.schema.model import ContentType, Registry, Schema
 
 STATUSES = ("published", "draft")
 _NUMBER_RE = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
@@ -234,14 +235,77 @@ KNOWN_PARAMS = frozenset(
 )
 
 
+Visible = Callable[[str], bool]
+
+
 def parse_populate(
-    ct: ContentType, params: dict[str, Any], spec: QuerySpec, registry: Registry, dialect: str
+    ct: ContentType,
+    params: dict[str, Any],
+    spec: QuerySpec,
+    registry: Registry,
+    dialect: str,
+    visible: Visible | None = None,
 ) -> None:
+    """`populate`; with `visible`, relations and media the reader may not `find` are
+    dropped."""
     raw = params.get("populate")
     if raw is None:
         return
     parser = PopulateParser(registry, dialect, spec.status, spec.locale, parse_fields, parse_sort)
     spec.populate = parser.parse(ct, raw, [])
+    if visible is not None:
+        spec.populate = prune_populate(spec.populate, visible)
+
+
+def check_visible(
+    schema: Schema, raw: Any, visible: Visible, registry: Registry, path: list[str], param: str
+) -> None:
+    """Filtering or sorting through a relation to a type the reader may not `find` is an
+    invalid key (the reference's answer), at any depth."""
+    if isinstance(raw, list):
+        for item in raw:
+            check_visible(schema, item, visible, registry, path, param)
+        return
+    if not isinstance(raw, dict):
+        return
+    for key, value in raw.items():
+        if key.startswith("$"):
+            if key in ("$and", "$or", "$not"):
+                check_visible(schema, value, visible, registry, path, param)
+            continue
+        attr = schema.attributes.get(key)
+        if attr is None:
+            continue
+        if attr.type == "relation":
+            if not visible(str(attr.target)):
+                raise invalid_key(key, ".".join([*path, key]), param)
+            target = registry.content_types.get(str(attr.target))
+            if target is not None:
+                check_visible(target, value, visible, registry, [*path, key], param)
+        elif attr.type == "component" and attr.component in registry.components:
+            comp = registry.components[str(attr.component)]
+            check_visible(comp, value, visible, registry, [*path, key], param)
+
+
+def _sort_paths(raw: Any) -> dict[str, Any]:
+    """Sort entries as a nested dict of field paths (`a.b:desc` -> {a: {b: 1}})."""
+    out: dict[str, Any] = {}
+    items = raw if isinstance(raw, list) else [raw]
+    for item in items:
+        texts: list[str] = []
+        if isinstance(item, str):
+            texts = [t.split(":")[0] for t in item.split(",")]
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                node = out.setdefault(key, {})
+                if isinstance(value, dict):
+                    node.update(_sort_paths(value))
+            continue
+        for text in texts:
+            node = out
+            for part in text.strip().split("."):
+                node = node.setdefault(part, {})
+    return out
 
 
 def parse_find(
@@ -250,6 +314,7 @@ def parse_find(
     settings: Settings,
     dialect: str,
     registry: Registry,
+    visible: Visible | None = None,
 ) -> QuerySpec:
     spec = QuerySpec()
     spec.status = parse_status(ct, params.get("status"))
@@ -259,6 +324,10 @@ def parse_find(
     spec.sort = parse_sort(ct, params.get("sort"))
     spec.pagination = parse_pagination(params.get("pagination"), settings)
     filters = params.get("filters")
+    if visible is not None:
+        check_visible(ct, filters, visible, registry, [], "filters")
+        if params.get("sort") is not None:
+            check_visible(ct, _sort_paths(params["sort"]), visible, registry, [], "sort")
     if filters is not None:
         builder = FilterBuilder(
             dialect,
@@ -267,17 +336,22 @@ def parse_find(
             locale=spec.locale or settings.default_locale,
         )
         spec.filters = builder.build(ct, filters)
-    parse_populate(ct, params, spec, registry, dialect)
+    parse_populate(ct, params, spec, registry, dialect, visible)
     return spec
 
 
 def parse_read(
-    ct: ContentType, params: dict[str, Any], settings: Settings, dialect: str, registry: Registry
+    ct: ContentType,
+    params: dict[str, Any],
+    settings: Settings,
+    dialect: str,
+    registry: Registry,
+    visible: Visible | None = None,
 ) -> QuerySpec:
     """Parameters of findOne and of write responses: fields, populate, locale, status."""
     spec = QuerySpec()
     spec.status = parse_status(ct, params.get("status"))
     spec.locale = parse_locale(ct, params.get("locale"), settings)
     spec.fields = parse_fields(ct, params.get("fields"))
-    parse_populate(ct, params, spec, registry, dialect)
+    parse_populate(ct, params, spec, registry, dialect, visible)
     return spec

@@ -1,0 +1,266 @@
+"""API tokens: `read-only` (find and findOne on everything), `full-access` and `custom` (a
+list of permissions), with an optional lifespan. The access key is shown once, at creation
+or regeneration; only its HMAC-SHA512 (keyed with the configured salt) is stored."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import orjson
+
+from folio.content.service import DocumentService
+from folio.content.spec import QuerySpec
+from folio.errors import (
+    ApplicationError,
+    FieldError,
+    NotFoundError,
+    ValidationError,
+    validation_failed,
+)
+from folio.schema.builtins import TOKEN_UID
+from folio.schema.model import ContentType
+from folio.schema.values import format_datetime, now_utc, parse_datetime
+from folio.store.program import Program, execute, query
+
+TOKEN_TYPES = ("read-only", "full-access", "custom")
+LIFESPANS = (604_800_000, 2_592_000_000, 7_776_000_000)  # 7, 30 and 90 days
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    """What a request authenticated by a token needs, read once and cached."""
+
+    id: int
+    name: str
+    type: str
+    permissions: frozenset[str]
+    expires_at: datetime | None
+    last_used_at: datetime | None
+
+
+def _as_datetime(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value
+    return parse_datetime(value)
+
+
+class TokenService:
+    def __init__(self, documents: DocumentService, salt: str, actions: frozenset[str]) -> None:
+        self.documents = documents
+        self.ct: ContentType = documents.registry.content_types[TOKEN_UID]
+        self.salt = salt.encode()
+        self.actions = actions
+        d = documents.dialect
+        expr = self.ct.attributes["expiresAt"].kind.select_expr
+        self._lookup_sql = (
+            f"SELECT t.id, t.name, t.type, t.permissions, {expr('t.expires_at', d)}, "
+            f'{expr("t.last_used_at", d)}, t.access_key FROM "{self.ct.table}" t '
+            "WHERE t.access_key = ?"
+        )
+
+    def digest(self, access_key: str) -> str:
+        return hmac.new(self.salt, access_key.encode(), hashlib.sha512).hexdigest()
+
+    # ------------------------------------------------------------------ checks
+    def _check(self, data: dict[str, Any], current: dict[str, Any] | None) -> dict[str, Any]:
+        """The stored values of a create (`current` None) or an update, checked with the
+        reference's messages; keys other than the token's fields are ignored, as there."""
+        errors: list[FieldError] = []
+        out: dict[str, Any] = {}
+        if current is None or "name" in data:
+            name = data.get("name")
+            if not isinstance(name, str) or not name.strip():
+                if name == "" or name is None:
+                    errors.append(FieldError(["name"], "name must be at least 1 characters", ""))
+                errors.append(FieldError(["name"], "name is a required field", name))
+            else:
+                out["name"] = name.strip()
+        if "description" in data or current is None:
+            description = data.get("description", "")
+            if description is not None and not isinstance(description, str):
+                errors.append(
+                    FieldError(["description"], "description must be a `string` type", description)
+                )
+            out["description"] = description or ""
+        type_ = data.get("type", (current or {}).get("type", "read-only"))
+        if type_ not in TOKEN_TYPES:
+            errors.append(
+                FieldError(
+                    ["type"],
+                    f"type must be one of the following values: {', '.join(TOKEN_TYPES)}",
+                    type_,
+                )
+            )
+        out["type"] = type_
+        if "lifespan" in data and current is None:
+            lifespan = data["lifespan"]
+            if lifespan is not None and (isinstance(lifespan, bool) or lifespan not in LIFESPANS):
+                allowed = ", ".join(str(v) for v in LIFESPANS)
+                errors.append(
+                    FieldError(
+                        ["lifespan"],
+                        f"lifespan must be one of the following values: , {allowed}",
+                        lifespan,
+                    )
+                )
+            else:
+                out["lifespan"] = lifespan
+                out["expiresAt"] = (
+                    format_datetime(now_utc() + timedelta(milliseconds=lifespan))
+                    if lifespan
+                    else None
+                )
+        if errors:
+            raise validation_failed(errors)
+        permissions = data.get("permissions")
+        if type_ == "custom":
+            if permissions is None and current is None:
+                raise ValidationError("Missing permissions attribute for custom token")
+            if permissions is not None:
+                if not isinstance(permissions, list) or not all(
+                    isinstance(p, str) for p in permissions
+                ):
+                    raise ValidationError("permissions must be a list of actions")
+                unknown = [p for p in permissions if p not in self.actions]
+                if unknown:
+                    raise ValidationError(f"Unknown permissions provided: {', '.join(unknown)}")
+                out["permissions"] = sorted(set(permissions))
+        else:
+            if permissions:
+                raise ValidationError("Non-custom tokens should not reference permissions")
+            out["permissions"] = []
+        return out
+
+    @staticmethod
+    def public(doc: dict[str, Any]) -> dict[str, Any]:
+        """A token as the admin API shows it (never its key)."""
+        lifespan = doc.get("lifespan")
+        permissions = doc.get("permissions")
+        if isinstance(permissions, orjson.Fragment):  # stored JSON passed through as is
+            permissions = orjson.loads(orjson.dumps(permissions))
+        return {
+            "id": doc["id"],
+            "kind": "content-api",
+            "name": doc.get("name"),
+            "description": doc.get("description") or "",
+            "lastUsedAt": doc.get("lastUsedAt"),
+            "type": doc.get("type"),
+            "lifespan": str(lifespan) if lifespan is not None else None,
+            "expiresAt": doc.get("expiresAt"),
+            "createdAt": doc.get("createdAt"),
+            "updatedAt": doc.get("updatedAt"),
+            "permissions": list(permissions or []),
+        }
+
+    async def _name_taken(self, name: str | None, token_id: int | None) -> None:
+        if name is None:
+            return
+
+        def program() -> Program:
+            rows = yield query(
+                f'SELECT id FROM "{self.ct.table}" WHERE name = ? AND id <> ?',
+                (name, token_id or 0),
+            )
+            return bool(rows)
+
+        if await self.documents.db.read(program()):
+            raise ApplicationError("Name already taken")
+
+    # ------------------------------------------------------------------ writes
+    async def create(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A new token; the returned document carries `accessKey`, shown only now."""
+        values = self._check(data, None)
+        await self._name_taken(values.get("name"), None)
+        access_key = secrets.token_hex(128)
+        values["accessKey"] = self.digest(access_key)
+        doc = self.public(await self.documents.create(self.ct, values))
+        doc["accessKey"] = access_key
+        return doc
+
+    async def _document_id(self, token_id: int) -> str:
+        def program() -> Program:
+            rows = yield query(
+                f'SELECT document_id FROM "{self.ct.table}" WHERE id = ?', (token_id,)
+            )
+            return rows[0][0] if rows else None
+
+        document_id = await self.documents.db.read(program())
+        if document_id is None:
+            raise NotFoundError("API Token not found")
+        return str(document_id)
+
+    async def update(self, token_id: int, data: dict[str, Any]) -> dict[str, Any]:
+        current = await self.get(token_id)
+        values = self._check(data, current)
+        await self._name_taken(values.get("name"), token_id)
+        document_id = await self._document_id(token_id)
+        return self.public(await self.documents.update(self.ct, document_id, values))
+
+    async def regenerate(self, token_id: int) -> dict[str, Any]:
+        document_id = await self._document_id(token_id)
+        access_key = secrets.token_hex(128)
+        await self.documents.update(self.ct, document_id, {"accessKey": self.digest(access_key)})
+        return {"id": token_id, "accessKey": access_key, "kind": "content-api"}
+
+    async def revoke(self, token_id: int) -> dict[str, Any] | None:
+        """Deletes a token; None when there was none (the reference answers `null`)."""
+        doc = await self.documents.find_by_id(self.ct, token_id, QuerySpec())
+        if doc is None:
+            return None
+        await self.documents.delete(self.ct, doc["documentId"])
+        return self.public(doc)
+
+    # ------------------------------------------------------------------ reads
+    async def list(self) -> list[dict[str, Any]]:
+        spec = QuerySpec()
+        spec.pagination.mode = "offset"
+        spec.pagination.limit = 1_000_000
+        docs, _ = await self.documents.find(self.ct, spec)
+        return [self.public(d) for d in sorted(docs, key=lambda d: int(d["id"]))]
+
+    async def get(self, token_id: int) -> dict[str, Any]:
+        doc = await self.documents.find_by_id(self.ct, token_id, QuerySpec())
+        if doc is None:
+            raise NotFoundError("API Token not found")
+        return self.public(doc)
+
+    async def lookup(self, access_key: str) -> TokenRecord | None:
+        """The token whose key this is; the stored digest is compared in constant time."""
+        digest = self.digest(access_key)
+
+        def program() -> Program:
+            rows = yield query(self._lookup_sql, (digest,))
+            return rows[0] if rows else None
+
+        row = await self.documents.db.read(program())
+        if row is None or not hmac.compare_digest(str(row[6]), digest):
+            return None
+        permissions = row[3]
+        if isinstance(permissions, str):
+            permissions = orjson.loads(permissions)
+        return TokenRecord(
+            id=int(row[0]),
+            name=str(row[1]),
+            type=str(row[2]),
+            permissions=frozenset(permissions or ()),
+            expires_at=_as_datetime(row[4]),
+            last_used_at=_as_datetime(row[5]),
+        )
+
+    async def touch(self, token_id: int) -> None:
+        """Records a use (the caller throttles this to about once a minute per token)."""
+        at = self.ct.attributes["lastUsedAt"].kind.to_db(now_utc(), self.documents.dialect)
+
+        def program() -> Program:
+            yield execute(
+                f'UPDATE "{self.ct.table}" SET last_used_at = ? WHERE id = ?', (at, token_id)
+            )
+
+        await self.documents.db.write(program())

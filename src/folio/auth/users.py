@@ -1,0 +1,495 @@
+"""Users of the users-and-permissions feature: registration, sign-in, the account routes
+(password change, forgotten password, email confirmation) and what a request made with a
+user's JWT needs to know about that user (blocked? which role?)."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from folio.auth.jwt import JwtCodec
+from folio.auth.mail import Mailer
+from folio.auth.permissions import RoleTable
+from folio.auth.settings import AuthSettings
+from folio.content.service import DocumentService
+from folio.content.spec import QuerySpec
+from folio.content.validation import HashedPassword, hash_password, verify_password
+from folio.errors import (
+    ApplicationError,
+    FieldError,
+    NotFoundError,
+    ValidationError,
+    validation_failed,
+)
+from folio.schema.builtins import ROLE_UID, USER_UID
+from folio.schema.model import ContentType
+from folio.store.layout import link_table_name
+from folio.store.program import Program, execute, query
+
+EMAIL_RE = re.compile(r"^[^\s@]+@[^\s@]+\.[^\s@]+$")
+INVALID_CREDENTIALS = "Invalid identifier or password"
+TAKEN = "Email or Username are already taken"
+
+
+@dataclass(frozen=True)
+class UserAuth:
+    """A user as access control sees it."""
+
+    id: int
+    blocked: bool
+    confirmed: bool
+    role: str | None
+
+
+def _required(body: dict[str, Any], name: str, errors: list[FieldError]) -> str:
+    value = body.get(name)
+    if value is None or value == "":
+        errors.append(FieldError([name], f"{name} is a required field"))
+        return ""
+    if not isinstance(value, str):
+        shown = orjson.dumps(value).decode()
+        errors.append(
+            FieldError(
+                [name],
+                f"{name} must be a `string` type, but the final value was: `{shown}`.",
+                value,
+            )
+        )
+        return ""
+    return value
+
+
+def _check_keys(body: dict[str, Any], known: tuple[str, ...], errors: list[FieldError]) -> None:
+    extra = [k for k in body if k not in known]
+    if extra:
+        errors.append(FieldError([], f"this field has unspecified keys: {', '.join(extra)}", body))
+
+
+def _password_rules(value: str, name: str, errors: list[FieldError]) -> None:
+    if value and len(value) < 6:
+        errors.append(FieldError([name], f"{name} must be at least 6 characters", value))
+    if len(value.encode()) > 72:
+        errors.append(FieldError([name], "Password must be less than 73 bytes", value))
+
+
+class UserService:
+    def __init__(
+        self,
+        documents: DocumentService,
+        settings: AuthSettings,
+        roles: RoleTable,
+        jwt: JwtCodec,
+        mailer: Mailer,
+    ) -> None:
+        self.documents = documents
+        self.settings = settings
+        self.roles = roles
+        self.jwt = jwt
+        self.mailer = mailer
+        registry = documents.registry
+        self.ct: ContentType = registry.content_types[USER_UID]
+        self.role_ct: ContentType = registry.content_types[ROLE_UID]
+        link = link_table_name(self.ct, self.ct.attributes["role"])
+        users, roles_table = self.ct.table, self.role_ct.table
+        self._auth_sql = (
+            f'SELECT u.id, u.blocked, u.confirmed, r.type FROM "{users}" u '
+            f'LEFT JOIN "{link}" l ON l.source_id = u.id '
+            f'LEFT JOIN "{roles_table}" r ON r.document_id = l.target_document_id '
+            "WHERE u.id = ?"
+        )
+        self._credentials_sql = (
+            f'SELECT u.id, u.password, u.blocked, u.confirmed FROM "{users}" u '
+            "WHERE u.provider = 'local' AND (u.email = ? OR u.username = ?) ORDER BY u.id LIMIT 1"
+        )
+        self._role_ids: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ roles
+    async def sync_roles(self) -> None:
+        """Makes sure every declared role has its row (users link to it)."""
+        table = self.role_ct.table
+
+        def program() -> Program:
+            rows = yield query(f'SELECT type, document_id FROM "{table}"')
+            return {str(r[0]): str(r[1]) for r in rows}
+
+        existing = await self.documents.db.read(program())
+        for type_, role in self.roles.roles.items():
+            if type_ not in existing:
+                doc = await self.documents.create(
+                    self.role_ct,
+                    {"name": role.name, "description": role.description, "type": type_},
+                )
+                existing[type_] = doc["documentId"]
+        self._role_ids = existing
+
+    async def role_document_id(self, type_: str) -> str:
+        if type_ not in self._role_ids or type_ not in self.roles.roles:
+            self.roles.refresh()
+            await self.sync_roles()
+        if type_ not in self._role_ids:
+            raise ApplicationError(f"Role {type_!r} does not exist")
+        return self._role_ids[type_]
+
+    async def role_counts(self) -> dict[str, int]:
+        """Users per role document id."""
+        link = link_table_name(self.ct, self.ct.attributes["role"])
+
+        def program() -> Program:
+            rows = yield query(
+                f'SELECT target_document_id, COUNT(*) FROM "{link}" GROUP BY target_document_id'
+            )
+            return {str(r[0]): int(r[1]) for r in rows}
+
+        result: dict[str, int] = await self.documents.db.read(program())
+        return result
+
+    # ------------------------------------------------------------------ reads
+    async def auth(self, user_id: int) -> UserAuth | None:
+        def program() -> Program:
+            rows = yield query(self._auth_sql, (user_id,))
+            return rows[0] if rows else None
+
+        row = await self.documents.db.read(program())
+        if row is None:
+            return None
+        return UserAuth(int(row[0]), bool(row[1]), bool(row[2]), row[3])
+
+    async def get(self, user_id: int, spec: QuerySpec | None = None) -> dict[str, Any] | None:
+        spec = spec or QuerySpec()
+        doc = await self.documents.find_by_id(self.ct, user_id, spec)
+        return _user(doc) if doc is not None else None
+
+    async def list_ids(self) -> list[int]:
+        def program() -> Program:
+            rows = yield query(f'SELECT id FROM "{self.ct.table}" ORDER BY id')
+            return [int(r[0]) for r in rows]
+
+        ids: list[int] = await self.documents.db.read(program())
+        return ids
+
+    async def document_id(self, user_id: int) -> str:
+        def program() -> Program:
+            rows = yield query(
+                f'SELECT document_id FROM "{self.ct.table}" WHERE id = ?', (user_id,)
+            )
+            return rows[0][0] if rows else None
+
+        document_id = await self.documents.db.read(program())
+        if document_id is None:
+            raise NotFoundError()
+        return str(document_id)
+
+    # ------------------------------------------------------------------ writes
+    async def create(
+        self,
+        data: dict[str, Any],
+        *,
+        role: str | None = None,
+        populate: dict[str, Any] | None = None,
+        taken: str | None = None,
+    ) -> dict[str, Any]:
+        """A user from the users API or the CLI: validated against the model, the password
+        hashed off the event loop, the default role unless `role` is given in `data`."""
+        values = dict(data)
+        self._check_password_field(values)
+        if isinstance(values.get("email"), str):
+            values["email"] = values["email"].lower()
+        values.setdefault("provider", "local")
+        if "role" not in values:
+            values["role"] = await self.role_document_id(role or self.settings.default_role)
+        await self._check_taken(values.get("email"), values.get("username"), None, taken)
+        if isinstance(values.get("password"), str):
+            values["password"] = await asyncio.to_thread(hash_password, values["password"])
+        doc = await self.documents.create(self.ct, values, populate=populate)
+        return _user(doc)
+
+    async def update(
+        self, user_id: int, data: dict[str, Any], populate: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        document_id = await self.document_id(user_id)
+        values = dict(data)
+        self._check_password_field(values)
+        if isinstance(values.get("email"), str):
+            values["email"] = values["email"].lower()
+        await self._check_taken(values.get("email"), values.get("username"), user_id)
+        if isinstance(values.get("password"), str):
+            values["password"] = await asyncio.to_thread(hash_password, values["password"])
+        doc = await self.documents.update(self.ct, document_id, values, populate=populate)
+        return _user(doc)
+
+    async def delete(self, user_id: int) -> dict[str, Any]:
+        doc = await self.get(user_id)
+        if doc is None:
+            raise NotFoundError()
+        await self.documents.delete(self.ct, doc["documentId"])
+        return doc
+
+    def _check_password_field(self, values: dict[str, Any]) -> None:
+        if "password" in values:
+            errors: list[FieldError] = []
+            if not isinstance(values["password"], str):
+                errors.append(FieldError(["password"], "password must be a `string` type"))
+            else:
+                _password_rules(values["password"], "password", errors)
+            if errors:
+                raise validation_failed(errors)
+
+    async def _check_taken(
+        self, email: Any, username: Any, user_id: int | None, message: str | None = None
+    ) -> None:
+        if not isinstance(email, str) and not isinstance(username, str):
+            return
+
+        mail = email.lower() if isinstance(email, str) else None
+        name = username if isinstance(username, str) else None
+
+        def program() -> Program:
+            # as the reference: an address or a name clashes with either column
+            rows = yield query(
+                f'SELECT email = ?, username = ? FROM "{self.ct.table}" '
+                "WHERE (email = ? OR username = ? OR username = ? OR email = ?) AND id <> ?",
+                (mail, name, mail, mail, name, name, user_id or 0),
+            )
+            return rows
+
+        rows = await self.documents.db.read(program())
+        if rows:
+            if message is not None:
+                raise ApplicationError(message)
+            raise ApplicationError(
+                "Email already taken" if any(r[0] for r in rows) else "Username already taken"
+            )
+
+    async def register(self, body: dict[str, Any]) -> dict[str, Any]:
+        errors: list[FieldError] = []
+        username = _required(body, "username", errors)
+        email = _required(body, "email", errors)
+        password = _required(body, "password", errors)
+        if email and not EMAIL_RE.match(email):
+            errors.append(FieldError(["email"], "email must be a valid email"))
+        _password_rules(password, "password", errors)
+        if errors:
+            raise validation_failed(errors)
+        allowed = set(self.settings.register_allowed_fields)
+        extra = [k for k in body if k not in ("username", "email", "password") and k not in allowed]
+        if extra:
+            raise ValidationError(
+                f"Invalid parameters: {', '.join(extra)}", {"invalidParameters": extra}
+            )
+        data = {k: v for k, v in body.items() if k not in ("username", "email", "password")}
+        data.update(
+            username=username,
+            email=email.lower(),
+            password=password,
+            provider="local",
+            confirmed=not self.settings.email_confirmation,
+        )
+        if self.settings.email_confirmation:
+            data["confirmationToken"] = secrets.token_hex(20)
+        user = await self.create(data, taken=TAKEN)
+        if self.settings.email_confirmation:
+            await self._send_confirmation(user["email"], str(data["confirmationToken"]))
+            return {"user": user}
+        return {"jwt": self.jwt.issue(int(user["id"])), "user": user}
+
+    async def login(self, identifier: Any, password: Any) -> dict[str, Any]:
+        errors: list[FieldError] = []
+        if not isinstance(identifier, str) or not identifier:
+            errors.append(FieldError(["identifier"], "identifier is a required field"))
+        if not isinstance(password, str) or not password:
+            errors.append(FieldError(["password"], "password is a required field"))
+        if errors:
+            raise validation_failed(errors)
+        assert isinstance(identifier, str) and isinstance(password, str)
+
+        def program() -> Program:
+            rows = yield query(self._credentials_sql, (identifier.lower(), identifier))
+            return rows[0] if rows else None
+
+        row = await self.documents.db.read(program())
+        stored = str(row[1]) if row is not None and row[1] else None
+        # the hash is checked even for an unknown identifier: the same time and message
+        valid = await asyncio.to_thread(verify_password, password, stored)
+        if row is None or not valid:
+            raise ValidationError(INVALID_CREDENTIALS)
+        if self.settings.email_confirmation and not row[3]:
+            raise ApplicationError("Your account email is not confirmed")
+        if row[2]:
+            raise ApplicationError("Your account has been blocked by an administrator")
+        user = await self.get(int(row[0]))
+        assert user is not None
+        return {"jwt": self.jwt.issue(int(row[0])), "user": user}
+
+    async def change_password(self, user_id: int, body: dict[str, Any]) -> dict[str, Any]:
+        errors: list[FieldError] = []
+        confirmation = _required(body, "passwordConfirmation", errors)
+        password = _required(body, "password", errors)
+        current = _required(body, "currentPassword", errors)
+        _check_keys(body, ("currentPassword", "password", "passwordConfirmation"), errors)
+        _password_rules(password, "password", errors)
+        if password and confirmation and password != confirmation:
+            errors.append(
+                FieldError(["passwordConfirmation"], "Passwords do not match", confirmation)
+            )
+        if errors:
+            raise validation_failed(errors)
+        stored = await self._stored_password(user_id)
+        if not await asyncio.to_thread(verify_password, current, stored):
+            raise ValidationError("The provided current password is invalid")
+        if current == password:
+            raise ValidationError("Your new password must be different than your current password")
+        await self._set_password(user_id, password)
+        user = await self.get(user_id)
+        assert user is not None
+        return {"jwt": self.jwt.issue(user_id), "user": user}
+
+    async def forgot_password(self, body: dict[str, Any]) -> dict[str, Any]:
+        errors: list[FieldError] = []
+        email = _required(body, "email", errors)
+        _check_keys(body, ("email",), errors)
+        if email and not EMAIL_RE.match(email):
+            errors.append(FieldError(["email"], "email must be a valid email", email))
+        if errors:
+            raise validation_failed(errors)
+        token = secrets.token_hex(64)
+
+        def program() -> Program:
+            rows = yield query(
+                f'SELECT id FROM "{self.ct.table}" WHERE email = ? AND NOT blocked',
+                (email.lower(),),
+            )
+            if rows:
+                yield execute(
+                    f'UPDATE "{self.ct.table}" SET reset_password_token = ? WHERE id = ?',
+                    (token, rows[0][0]),
+                )
+            return bool(rows)
+
+        # the same answer whether or not the address is known (no user enumeration)
+        if await self.documents.db.write(program()):
+            url = self.settings.reset_password_url
+            link = f"{url}?code={token}" if url else token
+            await self.mailer.send(
+                email.lower(),
+                "Reset password",
+                f"We heard that you lost your password. Use this code to reset it: {link}",
+            )
+        return {"ok": True}
+
+    async def reset_password(self, body: dict[str, Any]) -> dict[str, Any]:
+        errors: list[FieldError] = []
+        confirmation = _required(body, "passwordConfirmation", errors)
+        password = _required(body, "password", errors)
+        code = _required(body, "code", errors)
+        _check_keys(body, ("code", "password", "passwordConfirmation"), errors)
+        if password and confirmation and password != confirmation:
+            errors.append(
+                FieldError(["passwordConfirmation"], "Passwords do not match", confirmation)
+            )
+        if errors:
+            raise validation_failed(errors)
+
+        def program() -> Program:
+            rows = yield query(
+                f'SELECT id, reset_password_token FROM "{self.ct.table}" '
+                "WHERE reset_password_token = ?",
+                (code,),
+            )
+            return rows[0] if rows else None
+
+        row = await self.documents.db.read(program())
+        if row is None or not hmac.compare_digest(str(row[1]), code):
+            raise ValidationError("Incorrect code provided")
+        rules: list[FieldError] = []
+        _password_rules(password, "password", rules)
+        if rules:
+            raise validation_failed(rules)
+        user_id = int(row[0])
+        await self._set_password(user_id, password, clear_reset=True)
+        user = await self.get(user_id)
+        assert user is not None
+        return {"jwt": self.jwt.issue(user_id), "user": user}
+
+    async def confirm_email(self, token: Any) -> int:
+        if not isinstance(token, str) or not token:
+            raise ValidationError("confirmation is a required field")
+
+        def program() -> Program:
+            rows = yield query(
+                f'SELECT id FROM "{self.ct.table}" WHERE confirmation_token = ?', (token,)
+            )
+            if not rows:
+                return None
+            yield execute(
+                f'UPDATE "{self.ct.table}" SET confirmed = ?, confirmation_token = NULL '
+                "WHERE id = ?",
+                (True, rows[0][0]),
+            )
+            return int(rows[0][0])
+
+        user_id = await self.documents.db.write(program())
+        if user_id is None:
+            raise ValidationError("Invalid token")
+        return int(user_id)
+
+    async def send_email_confirmation(self, body: dict[str, Any]) -> dict[str, Any]:
+        errors: list[FieldError] = []
+        email = _required(body, "email", errors)
+        if errors:
+            raise validation_failed(errors)
+        token = secrets.token_hex(20)
+
+        def program() -> Program:
+            rows = yield query(
+                f'SELECT id, confirmed, blocked FROM "{self.ct.table}" WHERE email = ?',
+                (email.lower(),),
+            )
+            if not rows or rows[0][1] or rows[0][2]:
+                return None
+            yield execute(
+                f'UPDATE "{self.ct.table}" SET confirmation_token = ? WHERE id = ?',
+                (token, rows[0][0]),
+            )
+            return True
+
+        if await self.documents.db.write(program()):
+            await self._send_confirmation(email.lower(), token)
+        return {"email": email.lower(), "sent": True}
+
+    async def _send_confirmation(self, email: str, token: str) -> None:
+        await self.mailer.send(
+            email,
+            "Account confirmation",
+            f"Thank you for registering. Confirm your account with the code: {token}",
+        )
+
+    async def _stored_password(self, user_id: int) -> str | None:
+        def program() -> Program:
+            rows = yield query(f'SELECT password FROM "{self.ct.table}" WHERE id = ?', (user_id,))
+            return rows[0][0] if rows else None
+
+        stored = await self.documents.db.read(program())
+        return str(stored) if stored else None
+
+    async def _set_password(self, user_id: int, password: str, clear_reset: bool = False) -> None:
+        hashed: HashedPassword = await asyncio.to_thread(hash_password, password)
+        extra = ", reset_password_token = NULL" if clear_reset else ""
+
+        def program() -> Program:
+            yield execute(
+                f'UPDATE "{self.ct.table}" SET password = ?{extra} WHERE id = ?',
+                (str(hashed), user_id),
+            )
+
+        await self.documents.db.write(program())
+
+
+def _user(doc: dict[str, Any]) -> dict[str, Any]:
+    """The user as the users routes answer it."""
+    return doc

@@ -1,0 +1,105 @@
+"""The admin HTTP API for API tokens (`/admin/api-tokens`), protected by an admin key:
+`Authorization: Bearer <key>` where the key is one of `config/admin` `auth.keys` or the
+`ADMIN_API_KEY` environment variable. Without a configured key the admin API is closed.
+
+    GET    /admin/api-tokens                 list (access keys are never shown again)
+    POST   /admin/api-tokens                 create {name, description?, type, lifespan?,
+                                             permissions?} -> the token with `accessKey`
+    GET    /admin/api-tokens/:id             one token
+    PUT    /admin/api-tokens/:id             rename, retype, change permissions
+    DELETE /admin/api-tokens/:id             revoke -> the revoked token
+    POST   /admin/api-tokens/:id/regenerate  a new access key for the same token"""
+
+from __future__ import annotations
+
+import hmac
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from folio.errors import ForbiddenError, NotFoundError, UnauthorizedError, ValidationError
+from folio.http.responses import json_response
+from folio.http.rest.content import read_json
+
+if TYPE_CHECKING:
+    from folio.http.app import Folio
+
+
+class AdminEndpoints:
+    def __init__(self, folio: Folio) -> None:
+        self.folio = folio
+        self.keys = [k.encode() for k in folio.auth_settings.admin_keys]
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/admin/api-tokens", self.list, methods=["GET", "HEAD"]),
+            Route("/admin/api-tokens", self.create, methods=["POST"]),
+            Route("/admin/api-tokens/{id}", self.get, methods=["GET", "HEAD"]),
+            Route("/admin/api-tokens/{id}", self.update, methods=["PUT"]),
+            Route("/admin/api-tokens/{id}", self.revoke, methods=["DELETE"]),
+            Route("/admin/api-tokens/{id}/regenerate", self.regenerate, methods=["POST"]),
+        ]
+
+    def _check(self, request: Request) -> None:
+        if not self.keys:
+            raise ForbiddenError("The admin API is disabled: set ADMIN_API_KEY to enable it")
+        header = request.headers.get("authorization", "")
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not given.strip():
+            raise UnauthorizedError()
+        candidate = given.strip().encode()
+        # compare with every key, whatever matches, so the time tells nothing
+        matched = False
+        for key in self.keys:
+            matched |= hmac.compare_digest(candidate, key)
+        if not matched:
+            raise UnauthorizedError()
+
+    def _id(self, request: Request) -> int:
+        raw = request.path_params["id"]
+        if not raw.isdigit():
+            raise NotFoundError()
+        return int(raw)
+
+    async def _body(self, request: Request) -> dict[str, Any]:
+        body = await read_json(request, self.folio.settings.max_body_bytes)
+        if not isinstance(body, dict):
+            raise ValidationError("The request body must be a JSON object")
+        data = body.get("data", body)
+        if not isinstance(data, dict):
+            raise ValidationError("The request body must be a JSON object")
+        return data
+
+    async def list(self, request: Request) -> Response:
+        self._check(request)
+        return json_response({"data": await self.folio.tokens.list()})
+
+    async def create(self, request: Request) -> Response:
+        self._check(request)
+        token = await self.folio.tokens.create(await self._body(request))
+        return json_response({"data": token}, 201)
+
+    async def get(self, request: Request) -> Response:
+        self._check(request)
+        return json_response({"data": await self.folio.tokens.get(self._id(request))})
+
+    async def update(self, request: Request) -> Response:
+        self._check(request)
+        token = await self.folio.tokens.update(self._id(request), await self._body(request))
+        self.folio.access.forget()
+        return json_response({"data": token})
+
+    async def revoke(self, request: Request) -> Response:
+        self._check(request)
+        raw = request.path_params["id"]
+        token = await self.folio.tokens.revoke(int(raw)) if raw.isdigit() else None
+        self.folio.access.forget()
+        return json_response({"data": token})
+
+    async def regenerate(self, request: Request) -> Response:
+        self._check(request)
+        token = await self.folio.tokens.regenerate(self._id(request))
+        self.folio.access.forget()
+        return json_response({"data": token}, 201)

@@ -1,0 +1,300 @@
+"""The users-and-permissions routes: sign-up and sign-in (`/api/auth/...`), the users API
+(`/api/users...`) and the roles list (`/api/users-permissions/roles`). As in the reference,
+these answer plain objects and arrays, not the `{data, meta}` envelope."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from folio.auth.access import Principal
+from folio.auth.permissions import find_action
+from folio.auth.ratelimit import RateLimiter
+from folio.content.spec import QuerySpec
+from folio.errors import (
+    ApplicationError,
+    FolioError,
+    NotFoundError,
+    RateLimitError,
+    UnauthorizedError,
+    ValidationError,
+)
+from folio.http.responses import error_response, json_response
+from folio.http.rest.content import read_json
+from folio.http.rest.params import parse_find, parse_read
+from folio.http.rest.qs import parse_qs
+from folio.schema.builtins import ROLE_UID
+
+if TYPE_CHECKING:
+    from folio.http.app import Folio
+
+Handler = Callable[[Request, Principal], Awaitable[Response]]
+UP = "plugin::users-permissions"
+EMAIL_KEYED = frozenset({"auth.register", "auth.forgotPassword", "auth.sendEmailConfirmation"})
+
+
+def _params(request: Request) -> dict[str, Any]:
+    query = request.scope.get("query_string", b"")
+    return parse_qs(query.decode("latin-1")) if query else {}
+
+
+def _natural(raw: Any, name: str) -> int | None:
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    if text == "-1" and name == "limit":
+        return -1
+    if not text.isdigit():
+        raise ValidationError(f"{name} must be a non-negative integer, not {raw!r}")
+    return int(text)
+
+
+def _user_id(request: Request) -> int:
+    raw = request.path_params["id"]
+    if not raw.isdigit():
+        raise NotFoundError()
+    return int(raw)
+
+
+class UserEndpoints:
+    def __init__(self, folio: Folio) -> None:
+        self.folio = folio
+        self.users = folio.users
+        s = folio.auth_settings.ratelimit
+        self.limiter = RateLimiter(s.interval, s.max, s.enabled)
+
+    def routes(self) -> list[Route]:
+        g = self._guarded
+        return [
+            Route("/api/auth/local", g("auth.callback", self.login, True), methods=["POST"]),
+            Route(
+                "/api/auth/local/register",
+                g("auth.register", self.register, True),
+                methods=["POST"],
+            ),
+            Route(
+                "/api/auth/forgot-password",
+                g("auth.forgotPassword", self.forgot_password, True),
+                methods=["POST"],
+            ),
+            Route(
+                "/api/auth/reset-password",
+                g("auth.resetPassword", self.reset_password, True),
+                methods=["POST"],
+            ),
+            Route(
+                "/api/auth/change-password",
+                g("auth.changePassword", self.change_password, True),
+                methods=["POST"],
+            ),
+            Route(
+                "/api/auth/email-confirmation",
+                g("auth.emailConfirmation", self.email_confirmation),
+                methods=["GET"],
+            ),
+            Route(
+                "/api/auth/send-email-confirmation",
+                g("auth.sendEmailConfirmation", self.send_email_confirmation, True),
+                methods=["POST"],
+            ),
+            Route("/api/users/me", g("user.me", self.me), methods=["GET", "HEAD"]),
+            Route("/api/users/count", g("user.count", self.count), methods=["GET", "HEAD"]),
+            Route("/api/users", g("user.find", self.find), methods=["GET", "HEAD"]),
+            Route("/api/users", g("user.create", self.create), methods=["POST"]),
+            Route("/api/users/{id}", g("user.findOne", self.find_one), methods=["GET", "HEAD"]),
+            Route("/api/users/{id}", g("user.update", self.update), methods=["PUT"]),
+            Route("/api/users/{id}", g("user.destroy", self.destroy), methods=["DELETE"]),
+            Route(
+                "/api/users-permissions/roles",
+                g("role.find", self.roles),
+                methods=["GET", "HEAD"],
+            ),
+            Route(
+                "/api/users-permissions/roles/{id}",
+                g("role.findOne", self.role),
+                methods=["GET", "HEAD"],
+            ),
+        ]
+
+    def _guarded(
+        self, action: str, handler: Handler, limited: bool = False
+    ) -> Callable[[Request], Awaitable[Response]]:
+        name = f"{UP}.{action}"
+        pipeline = self.folio.pipeline
+        inner = self._limited(handler, action in EMAIL_KEYED) if limited else handler
+
+        async def endpoint(request: Request) -> Response:
+            return await pipeline.run(request, name, inner)
+
+        return endpoint
+
+    def _limited(self, handler: Handler, by_email: bool) -> Handler:
+        """Counts the request (after authorization, as the reference) per path and client
+        address, and per email for the routes that take one; every answer carries the
+        X-RateLimit headers."""
+
+        async def limited(request: Request, principal: Principal) -> Response:
+            path = "/" + "/".join(p for p in request.url.path.lower().split("/") if p)
+            client = request.client.host if request.client else "-"
+            key = f"{path}:{client}"
+            if by_email:
+                body = await self._body(request)
+                email = body.get("email")
+                key = f"{email.lower() if isinstance(email, str) else 'unknownIdentifier'}:{key}"
+            verdict = self.limiter.hit(key)
+            if verdict is None:
+                return await handler(request, principal)
+            if not verdict.allowed:
+                response = error_response(RateLimitError())
+            else:
+                try:
+                    response = await handler(request, principal)
+                except FolioError as exc:
+                    response = error_response(exc)
+            response.headers.update(verdict.headers())
+            return response
+
+        return limited
+
+    async def _body(self, request: Request) -> dict[str, Any]:
+        """The JSON object of the body (read once; the rate limiter may have read it)."""
+        cached = getattr(request.state, "body", None)
+        if cached is not None:
+            return dict(cached)
+        body = await read_json(request, self.folio.settings.max_body_bytes)
+        if not isinstance(body, dict):
+            raise ValidationError("The request body must be a JSON object")
+        request.state.body = body
+        return body
+
+    def _visible(self, principal: Principal) -> Callable[[str], bool]:
+        return lambda uid: principal.can(find_action(uid))
+
+    def _read_spec(self, request: Request, principal: Principal) -> QuerySpec:
+        f = self.folio
+        return parse_read(
+            self.users.ct,
+            _params(request),
+            f.settings,
+            f.db.dialect,
+            f.registry,
+            self._visible(principal),
+        )
+
+    # ------------------------------------------------------------------ auth
+    async def login(self, request: Request, principal: Principal) -> Response:
+        body = await self._body(request)
+        return json_response(await self.users.login(body.get("identifier"), body.get("password")))
+
+    async def register(self, request: Request, principal: Principal) -> Response:
+        return json_response(await self.users.register(await self._body(request)))
+
+    async def forgot_password(self, request: Request, principal: Principal) -> Response:
+        return json_response(await self.users.forgot_password(await self._body(request)))
+
+    async def reset_password(self, request: Request, principal: Principal) -> Response:
+        return json_response(await self.users.reset_password(await self._body(request)))
+
+    async def change_password(self, request: Request, principal: Principal) -> Response:
+        if principal.user_id is None:
+            raise ApplicationError("You must be authenticated to reset your password")
+        body = await self._body(request)
+        result = await self.users.change_password(principal.user_id, body)
+        self.folio.access.forget()
+        return json_response(result)
+
+    async def email_confirmation(self, request: Request, principal: Principal) -> Response:
+        await self.users.confirm_email(request.query_params.get("confirmation"))
+        target = self.folio.auth_settings.email_confirmation_redirect or "/"
+        return RedirectResponse(target, status_code=302)
+
+    async def send_email_confirmation(self, request: Request, principal: Principal) -> Response:
+        return json_response(await self.users.send_email_confirmation(await self._body(request)))
+
+    # ------------------------------------------------------------------ users
+    async def me(self, request: Request, principal: Principal) -> Response:
+        if principal.user_id is None:
+            raise UnauthorizedError("Unauthorized")
+        user = await self.users.get(principal.user_id, self._read_spec(request, principal))
+        if user is None:
+            raise UnauthorizedError()
+        return json_response(user)
+
+    async def find(self, request: Request, principal: Principal) -> Response:
+        f = self.folio
+        params = dict(_params(request))
+        start, limit = params.pop("start", None), params.pop("limit", None)
+        params.pop("pagination", None)  # ignored here, as in the reference
+        spec = parse_find(
+            self.users.ct, params, f.settings, f.db.dialect, f.registry, self._visible(principal)
+        )
+        # every user unless `start` / `limit` say otherwise (the reference's users list)
+        spec.pagination.mode = "offset"
+        spec.pagination.start = _natural(start, "start") or 0
+        size = _natural(limit, "limit")
+        spec.pagination.limit = 1_000_000 if size is None or size < 0 else size
+        spec.pagination.with_count = False
+        docs, _ = await f.documents.find(self.users.ct, spec)
+        return json_response(docs)
+
+    async def count(self, request: Request, principal: Principal) -> Response:
+        f = self.folio
+        spec = parse_find(self.users.ct, _params(request), f.settings, f.db.dialect, f.registry)
+        spec.pagination.mode = "offset"
+        spec.pagination.limit = 1
+        _, total = await f.documents.find(self.users.ct, spec)
+        return json_response(total)
+
+    async def find_one(self, request: Request, principal: Principal) -> Response:
+        user = await self.users.get(_user_id(request), self._read_spec(request, principal))
+        if user is None:
+            raise NotFoundError()
+        return json_response(user)
+
+    async def create(self, request: Request, principal: Principal) -> Response:
+        spec = self._read_spec(request, principal)
+        body = await self._body(request)
+        user = await self.users.create(body, populate=spec.populate)
+        return json_response(user, 201)
+
+    async def update(self, request: Request, principal: Principal) -> Response:
+        spec = self._read_spec(request, principal)
+        body = await self._body(request)
+        user = await self.users.update(_user_id(request), body, populate=spec.populate)
+        self.folio.access.forget()
+        return json_response(user)
+
+    async def destroy(self, request: Request, principal: Principal) -> Response:
+        user = await self.users.delete(_user_id(request))
+        self.folio.access.forget()
+        return json_response(user)
+
+    # ------------------------------------------------------------------ roles
+    async def roles(self, request: Request, principal: Principal) -> Response:
+        f = self.folio
+        ct = f.registry.content_types[ROLE_UID]
+        spec = QuerySpec()
+        spec.pagination.mode = "offset"
+        spec.pagination.limit = 10_000
+        docs, _ = await f.documents.find(ct, spec)
+        counts = await self.users.role_counts()
+        for doc in docs:
+            doc.pop("publishedAt", None)
+            doc["nb_users"] = counts.get(str(doc["documentId"]), 0)
+        return json_response({"roles": docs})
+
+    async def role(self, request: Request, principal: Principal) -> Response:
+        f = self.folio
+        ct = f.registry.content_types[ROLE_UID]
+        raw = request.path_params["id"]
+        doc = await f.documents.find_by_id(ct, int(raw), QuerySpec()) if raw.isdigit() else None
+        if doc is None:
+            raise NotFoundError()
+        doc.pop("publishedAt", None)
+        declared = f.roles.get(str(doc.get("type")))
+        doc["permissions"] = sorted(declared.permissions) if declared else []
+        return json_response({"role": doc})
