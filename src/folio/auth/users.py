@@ -267,21 +267,23 @@ class UserService:
             )
 
     async def register(self, body: dict[str, Any]) -> dict[str, Any]:
-        errors: list[FieldError] = []
-        username = _required(body, "username", errors)
-        email = _required(body, "email", errors)
-        password = _required(body, "password", errors)
-        if email and not EMAIL_RE.match(email):
-            errors.append(FieldError(["email"], "email must be a valid email"))
-        _password_rules(password, "password", errors)
-        if errors:
-            raise validation_failed(errors)
         allowed = set(self.settings.register_allowed_fields)
         extra = [k for k in body if k not in ("username", "email", "password") and k not in allowed]
         if extra:
-            raise ValidationError(
-                f"Invalid parameters: {', '.join(extra)}", {"invalidParameters": extra}
+            raise ValidationError(f"Invalid parameters: {', '.join(extra)}")
+        errors: list[FieldError] = []
+        email = _required(body, "email", errors)
+        username = _required(body, "username", errors)
+        password = _required(body, "password", errors)
+        if email and not EMAIL_RE.match(email):
+            errors.append(FieldError(["email"], "email must be a valid email", email))
+        if username and len(username.strip()) < 3:
+            errors.append(
+                FieldError(["username"], "username must be at least 3 characters", username)
             )
+        _password_rules(password, "password", errors)
+        if errors:
+            raise validation_failed(errors)
         data = {k: v for k, v in body.items() if k not in ("username", "email", "password")}
         data.update(
             username=username,

@@ -48,8 +48,11 @@ def token(args: argparse.Namespace) -> int:
             if args.permission:
                 data["permissions"] = list(args.permission)
             doc = await folio.tokens.create(data)
-            print(f"Created API token {doc['id']} ({doc['name']}, {doc['type']}).")
-            print("Copy the access key now; it will not be shown again:", file=sys.stderr)
+            print(
+                f"Created API token {doc['id']} ({doc['name']}, {doc['type']}); copy the "
+                "access key now, it will not be shown again:",
+                file=sys.stderr,
+            )
             print(doc["accessKey"])
         elif args.action == "list":
             for doc in await folio.tokens.list():
