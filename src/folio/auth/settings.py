@@ -7,6 +7,7 @@ the environment (every worker and every machine must share them)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -66,25 +67,44 @@ def _section(raw: dict[str, Any], *keys: str) -> dict[str, Any]:
     return node if isinstance(node, dict) else {}
 
 
+GENERATED = ("JWT_SECRET", "API_TOKEN_SALT")
+
+
+def _read_secrets(path: Path) -> dict[str, Any]:
+    try:
+        stored = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return stored if isinstance(stored, dict) else {}
+
+
 def _stored_secret(app_dir: Path, name: str) -> str:
-    """A generated secret kept in `.tmp/secrets.json` (created once, shared by workers)."""
+    """A generated secret kept in `.tmp/secrets.json`. The file is created once with every
+    generated secret, by an atomic link, so workers starting together agree on them."""
     path = app_dir / ".tmp" / "secrets.json"
+    stored = _read_secrets(path)
+    if isinstance(stored.get(name), str):
+        return str(stored[name])
     path.parent.mkdir(parents=True, exist_ok=True)
-    for _ in range(3):
-        try:
-            stored = orjson.loads(path.read_bytes()) if path.is_file() else {}
-        except orjson.JSONDecodeError:
-            stored = {}
-        if isinstance(stored, dict) and isinstance(stored.get(name), str):
-            return str(stored[name])
-        stored = stored if isinstance(stored, dict) else {}
-        stored[name] = secrets.token_hex(32)
-        temp = path.with_suffix(f".{os.getpid()}.tmp")
-        temp.write_bytes(orjson.dumps(stored, option=orjson.OPT_INDENT_2))
-        os.chmod(temp, 0o600)
-        os.replace(temp, path)
-        log.warning("%s is not configured: generated one in %s", name, path)
-    return str(orjson.loads(path.read_bytes())[name])
+    fresh = {key: secrets.token_hex(32) for key in GENERATED}
+    fresh.update(stored)
+    fresh.setdefault(name, secrets.token_hex(32))
+    temp = path.with_suffix(f".{os.getpid()}.tmp")
+    temp.write_bytes(orjson.dumps(fresh, option=orjson.OPT_INDENT_2))
+    os.chmod(temp, 0o600)
+    try:
+        if stored:
+            os.replace(temp, path)
+        else:
+            with contextlib.suppress(FileExistsError):  # another worker created it first
+                os.link(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+    value = _read_secrets(path).get(name)
+    if not isinstance(value, str):
+        raise ConfigError(f"{path}: cannot keep the generated {name}")
+    log.warning("%s is not configured: using the one generated in %s", name, path)
+    return value
 
 
 def load_auth_settings(settings: Settings) -> AuthSettings:
