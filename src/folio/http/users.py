@@ -243,7 +243,12 @@ class UserEndpoints:
 
     async def count(self, request: Request, principal: Principal) -> Response:
         f = self.folio
-        spec = parse_find(self.users.ct, _params(request), f.settings, f.db.dialect, f.registry)
+        params = dict(_params(request))
+        for ignored in ("start", "limit", "pagination"):
+            params.pop(ignored, None)
+        spec = parse_find(
+            self.users.ct, params, f.settings, f.db.dialect, f.registry, self._visible(principal)
+        )
         spec.pagination.mode = "offset"
         spec.pagination.limit = 1
         _, total = await f.documents.find(self.users.ct, spec)
