@@ -185,16 +185,10 @@ class TokenService:
         return doc
 
     async def _document_id(self, token_id: int) -> str:
-        def program() -> Program:
-            rows = yield query(
-                f'SELECT document_id FROM "{self.ct.table}" WHERE id = ?', (token_id,)
-            )
-            return rows[0][0] if rows else None
-
-        document_id = await self.documents.db.read(program())
+        document_id = await self.documents.document_id_of(self.ct, token_id)
         if document_id is None:
             raise NotFoundError("API Token not found")
-        return str(document_id)
+        return document_id
 
     async def update(self, token_id: int, data: dict[str, Any]) -> dict[str, Any]:
         current = await self.get(token_id)

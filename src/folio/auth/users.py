@@ -174,16 +174,10 @@ class UserService:
         return ids
 
     async def document_id(self, user_id: int) -> str:
-        def program() -> Program:
-            rows = yield query(
-                f'SELECT document_id FROM "{self.ct.table}" WHERE id = ?', (user_id,)
-            )
-            return rows[0][0] if rows else None
-
-        document_id = await self.documents.db.read(program())
+        document_id = await self.documents.document_id_of(self.ct, user_id)
         if document_id is None:
-            raise NotFoundError()
-        return str(document_id)
+            raise NotFoundError("User not found")
+        return document_id
 
     # ------------------------------------------------------------------ writes
     async def create(

@@ -261,6 +261,16 @@ class DocumentService:
         docs = await self.db.read(program())
         return docs[0] if docs else None
 
+    async def document_id_of(self, ct: ContentType, row_id: int) -> str | None:
+        """The documentId of a row, by its numeric id (routes that address rows by id)."""
+
+        def program() -> Program:
+            rows = yield query(f'SELECT document_id FROM "{ct.table}" WHERE id = ?', (row_id,))
+            return rows[0][0] if rows else None
+
+        found = await self.db.read(program())
+        return str(found) if found is not None else None
+
     def _attach(self, ct: ContentType, ref_id: str, field: str, file_ids: list[int]) -> Program:
         attr = ct.attributes[field]
         if attr.type == "media":

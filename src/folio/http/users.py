@@ -68,56 +68,41 @@ class UserEndpoints:
         self.limiter = RateLimiter(s.interval, s.max, s.enabled)
 
     def routes(self) -> list[Route]:
-        g = self._guarded
-        return [
-            Route("/api/auth/local", g("auth.callback", self.login, True), methods=["POST"]),
-            Route(
-                "/api/auth/local/register",
-                g("auth.register", self.register, True),
-                methods=["POST"],
-            ),
-            Route(
-                "/api/auth/forgot-password",
-                g("auth.forgotPassword", self.forgot_password, True),
-                methods=["POST"],
-            ),
-            Route(
-                "/api/auth/reset-password",
-                g("auth.resetPassword", self.reset_password, True),
-                methods=["POST"],
-            ),
-            Route(
-                "/api/auth/change-password",
-                g("auth.changePassword", self.change_password, True),
-                methods=["POST"],
-            ),
-            Route(
+        get, post = ["GET", "HEAD"], ["POST"]
+        # path, methods, action, handler, rate limited
+        table: list[tuple[str, list[str], str, Handler, bool]] = [
+            ("/api/auth/local", post, "auth.callback", self.login, True),
+            ("/api/auth/local/register", post, "auth.register", self.register, True),
+            ("/api/auth/forgot-password", post, "auth.forgotPassword", self.forgot_password, True),
+            ("/api/auth/reset-password", post, "auth.resetPassword", self.reset_password, True),
+            ("/api/auth/change-password", post, "auth.changePassword", self.change_password, True),
+            (
                 "/api/auth/email-confirmation",
-                g("auth.emailConfirmation", self.email_confirmation),
-                methods=["GET"],
+                ["GET"],
+                "auth.emailConfirmation",
+                self.email_confirmation,
+                False,
             ),
-            Route(
+            (
                 "/api/auth/send-email-confirmation",
-                g("auth.sendEmailConfirmation", self.send_email_confirmation, True),
-                methods=["POST"],
+                post,
+                "auth.sendEmailConfirmation",
+                self.send_email_confirmation,
+                True,
             ),
-            Route("/api/users/me", g("user.me", self.me), methods=["GET", "HEAD"]),
-            Route("/api/users/count", g("user.count", self.count), methods=["GET", "HEAD"]),
-            Route("/api/users", g("user.find", self.find), methods=["GET", "HEAD"]),
-            Route("/api/users", g("user.create", self.create), methods=["POST"]),
-            Route("/api/users/{id}", g("user.findOne", self.find_one), methods=["GET", "HEAD"]),
-            Route("/api/users/{id}", g("user.update", self.update), methods=["PUT"]),
-            Route("/api/users/{id}", g("user.destroy", self.destroy), methods=["DELETE"]),
-            Route(
-                "/api/users-permissions/roles",
-                g("role.find", self.roles),
-                methods=["GET", "HEAD"],
-            ),
-            Route(
-                "/api/users-permissions/roles/{id}",
-                g("role.findOne", self.role),
-                methods=["GET", "HEAD"],
-            ),
+            ("/api/users/me", get, "user.me", self.me, False),
+            ("/api/users/count", get, "user.count", self.count, False),
+            ("/api/users", get, "user.find", self.find, False),
+            ("/api/users", post, "user.create", self.create, False),
+            ("/api/users/{id}", get, "user.findOne", self.find_one, False),
+            ("/api/users/{id}", ["PUT"], "user.update", self.update, False),
+            ("/api/users/{id}", ["DELETE"], "user.destroy", self.destroy, False),
+            ("/api/users-permissions/roles", get, "role.find", self.roles, False),
+            ("/api/users-permissions/roles/{id}", get, "role.findOne", self.role, False),
+        ]
+        return [
+            Route(path, self._guarded(action, handler, limited), methods=methods)
+            for path, methods, action, handler, limited in table
         ]
 
     def _guarded(
