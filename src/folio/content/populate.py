@@ -232,6 +232,11 @@ class Populator:
         self.file_type = registry.content_types["plugin::upload.file"]
         self._selections: dict[tuple[str, tuple[str, ...] | None], Selection] = {}
 
+    def _flag(self, value: bool) -> str:
+        if self.dialect == "sqlite":
+            return "1" if value else "0"
+        return "TRUE" if value else "FALSE"
+
     def selection(self, schema: Schema, fields: list[str] | None) -> Selection:
         key = (schema.uid, tuple(fields) if fields is not None else None)
         sel = self._selections.get(key)
@@ -295,7 +300,8 @@ class Populator:
                 params.append(ctx.locale)
             order = "l.inv_position"
         if target.draft_and_publish:
-            conds.append(f"t.published_at IS {'NOT ' if ctx.status == 'published' else ''}NULL")
+            # the expression of the list index (locale, published flag, id)
+            conds.append(f"(t.published_at IS NULL) = {self._flag(ctx.status != 'published')}")
         if entry.filters is not None:
             text, more = compile_where(entry.filters, self.dialect, "t")
             conds.append(text)
@@ -407,11 +413,7 @@ class Populator:
 
 
 def _group(sel: Selection, rows: list[Any]) -> dict[Any, list[dict[str, Any]]]:
-    docs = sel.documents(rows)
-    out: dict[Any, list[dict[str, Any]]] = defaultdict(list)
-    for doc, row in zip(docs, rows, strict=True):
-        out[row[-1]].append(doc)
-    return out
+    return sel.grouped(rows)
 
 
 def _unique(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -4,6 +4,8 @@ and single documents, cached by query shape."""
 
 from __future__ import annotations
 
+import sqlite3
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,24 +18,47 @@ Row = Sequence[Any]
 
 
 class Selection:
-    """Selected columns and how each becomes a JSON member."""
+    """Selected columns and how each becomes a JSON member.
 
-    __slots__ = ("convert", "keys", "sql")
+    Rows become documents through two functions compiled once per selection: a dict display
+    with the keys and converters written in (about four times faster than `dict(zip(...))`
+    plus a conversion pass on a 1,000-row populate)."""
+
+    __slots__ = ("_documents", "_grouped", "convert", "keys", "sql")
 
     def __init__(self, sql: str, keys: tuple[str, ...], convert: tuple[tuple[int, Converter], ...]):
         self.sql = sql
         self.keys = keys
         self.convert = convert
+        converters = dict(convert)
+        names: dict[str, Any] = {}
+        members = []
+        for index, key in enumerate(keys):
+            value = f"r[{index}]"
+            if index in converters:
+                names[f"c{index}"] = converters[index]
+                value = f"c{index}({value})"
+            members.append(f"{key!r}: {value}")
+        display = "{" + ", ".join(members) + "}"
+        # rows may carry extra trailing columns: grouped() keys on the last one
+        code = (
+            f"def documents(rows):\n    return [{display} for r in rows]\n"
+            f"def grouped(rows, out):\n    for r in rows:\n        out[r[-1]].append({display})\n"
+        )
+        exec(code, names)
+        self._documents: Callable[[Sequence[Row]], list[dict[str, Any]]] = names["documents"]
+        self._grouped: Callable[[Sequence[Row], dict[Any, list[dict[str, Any]]]], None] = names[
+            "grouped"
+        ]
 
     def documents(self, rows: Sequence[Row]) -> list[dict[str, Any]]:
-        keys, convert = self.keys, self.convert
-        # rows may carry extra trailing columns (a parent key): zip stops at the keys
-        docs = [dict(zip(keys, row, strict=False)) for row in rows]
-        if convert:
-            for doc, row in zip(docs, rows, strict=True):
-                for index, fn in convert:
-                    doc[keys[index]] = fn(row[index])
-        return docs
+        return self._documents(rows)
+
+    def grouped(self, rows: Sequence[Row]) -> dict[Any, list[dict[str, Any]]]:
+        """Documents by the row's last column (the parent key), in row order."""
+        out: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+        self._grouped(rows, out)
+        return out
 
 
 SYSTEM_COLUMNS = {
@@ -84,6 +109,15 @@ def build_selection(
     return Selection(", ".join(cols), tuple(keys), tuple(convert))
 
 
+# SQLite 3.35 reads `AS MATERIALIZED`; older libraries count with a window function
+MATERIALIZED_CTE = sqlite3.sqlite_version_info >= (3, 35, 0)
+
+
+def _sort_expr(column: str) -> str:
+    """A sort key over the table alias `t`: a column, or an expression (a related field)."""
+    return column if column.startswith("(") else f't."{column}"'
+
+
 class TypeReader:
     def __init__(self, ct: ContentType, dialect: str) -> None:
         self.ct = ct
@@ -123,8 +157,8 @@ class TypeReader:
 
     def find_statements(self, spec: QuerySpec) -> tuple[str, list[Any], str, list[Any], bool]:
         """(page SQL, params, count SQL, params, counted) for a find. When `counted`, the
-        page statement also returns the total as its last column (a window count over the
-        same scan), and the count statement is only needed for a page past the end."""
+        page statement also returns the total as its last column (counted in the same scan as
+        the page), and the count statement is only needed for a page past the end."""
         order = tuple((ref.column, desc) for ref, desc in spec.sort)
         simple = not order or order == (("id", False),)
         parts, params = self.version_where(spec.status, spec.locale)
@@ -148,7 +182,19 @@ class TypeReader:
             table = f'"{self.ct.table}"'
             filtered = f" WHERE {where}" if where else ""
             ordering = self._order(order)
-            if counted:
+            if counted and self.dialect == "sqlite" and MATERIALIZED_CTE:
+                # the matching ids and sort keys, kept once: the page and the count both
+                # read them (SQLite's window count buffers and sorts every matching row
+                # whole, about twice the cost on a 1,000-row match)
+                keys = ", ".join(f"{_sort_expr(c)} AS k{i}" for i, (c, _) in enumerate(order))
+                m_order = self._order(order, lambda i, column: f"m.k{i}", "m.id")
+                page_sql = (
+                    f"WITH m AS MATERIALIZED (SELECT t.id{', ' if keys else ''}{keys} "
+                    f"FROM {table} t{filtered}) SELECT {sel.sql}, (SELECT COUNT(*) FROM m) "
+                    f"FROM {table} t WHERE t.id IN (SELECT m.id FROM m ORDER BY {m_order} "
+                    f"LIMIT ? OFFSET ?) ORDER BY {ordering}"
+                )
+            elif counted:
                 page_sql = (
                     f"SELECT {sel.sql}, w.total FROM {table} t JOIN (SELECT t.id, "
                     f"COUNT(*) OVER () AS total FROM {table} t{filtered} ORDER BY {ordering} "
@@ -180,17 +226,22 @@ class TypeReader:
         page = spec.pagination
         return page_sql, [*params, page.size, page.offset], count_sql, params, counted
 
-    def _order(self, order: tuple[tuple[str, bool], ...]) -> str:
+    def _order(
+        self,
+        order: tuple[tuple[str, bool], ...],
+        target: Callable[[int, str], str] | None = None,
+        id_ref: str = "t.id",
+    ) -> str:
         items = []
-        for column, desc in order:
+        for i, (column, desc) in enumerate(order):
             direction = "DESC" if desc else "ASC"
             if self.dialect == "sqlite":
                 # match PostgreSQL: NULLs sort as the largest values
                 direction += " NULLS FIRST" if desc else " NULLS LAST"
-            target = column if column.startswith("(") else f't."{column}"'
-            items.append(f"{target} {direction}")
+            ref = target(i, column) if target is not None else _sort_expr(column)
+            items.append(f"{ref} {direction}")
         if not any(column == "id" for column, _ in order):
-            items.append("t.id ASC")
+            items.append(f"{id_ref} ASC")
         return ", ".join(items)
 
     def one_statement(

@@ -74,6 +74,12 @@ class Kind:
     operators: frozenset[str] = ALL_OPS
     sortable = True
     text_native = False  # text operators apply to the column without a cast
+    narrow = True  # values are small and bounded: numbers, dates, flags, short strings
+
+    def is_narrow(self, attr: Attribute) -> bool:
+        """Whether the attribute's values are small enough to sit in a scan index and at the
+        front of a row (read by filters and sorts without touching the long values)."""
+        return self.narrow
 
     def column_type(self, attr: Attribute, dialect: str) -> str:
         raise NotImplementedError
@@ -116,6 +122,13 @@ class Kind:
 class StringKind(Kind):
     label = "string"
     text_native = True
+
+    def is_narrow(self, attr: Attribute) -> bool:
+        if attr.type == "enumeration":
+            return True
+        if attr.type not in SHORT_STRINGS:
+            return False  # text, richtext, password: unbounded
+        return attr.max_length is None or attr.max_length <= 255
 
     def column_type(self, attr: Attribute, dialect: str) -> str:
         return "TEXT"
@@ -429,6 +442,7 @@ class TimeKind(Kind):
 
 class JsonKind(Kind):
     label = "json"
+    narrow = False
     operators = NULL_OPS | frozenset({"$contains", "$notContains", "$containsi", "$notContainsi"})
 
     def column_type(self, attr: Attribute, dialect: str) -> str:
@@ -488,6 +502,7 @@ class LinkKind(Kind):
     """Relations, media, components and dynamic zones: stored in link tables, not columns."""
 
     scalar = False
+    narrow = False
     operators = frozenset()
     sortable = False
 

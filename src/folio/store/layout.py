@@ -6,6 +6,7 @@ media. This is the single place that names them."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -21,10 +22,23 @@ class Column:
 
 
 @dataclass
+class Index:
+    name: str
+    expr: str
+    unique: bool = False
+    dialect: str | None = None  # None: every dialect
+
+
+@dataclass
 class Table:
     name: str
     columns: list[Column] = field(default_factory=list)
-    indexes: list[tuple[str, str, bool]] = field(default_factory=list)  # (name, expr, unique)
+    indexes: list[Index] = field(default_factory=list)
+    # names of indexes an earlier layout created and this one replaces: dropped at sync
+    retired: list[str] = field(default_factory=list)
+    # a family of indexes whose name carries their definition: members not in `indexes`
+    # are outdated and dropped at sync
+    family: str | None = None
 
 
 def _pk() -> Column:
@@ -56,9 +70,9 @@ def _timestamp(name: str) -> Column:
     return _col(name, "datetime", "TEXT", "TIMESTAMPTZ(3)")
 
 
-def _attribute_columns(schema: Schema) -> list[Column]:
+def _attribute_columns(schema: Schema, attrs: list[Attribute] | None = None) -> list[Column]:
     cols = []
-    for attr in schema.scalar_attributes:
+    for attr in schema.scalar_attributes if attrs is None else attrs:
         assert attr.column is not None
         cols.append(
             Column(
@@ -101,6 +115,10 @@ FILES_LINK_TABLE = "files_related_mph"
 
 
 def build_layout(registry: Registry) -> list[Table]:
+    """Link tables carry the columns their reads select in the index they are read through
+    (covering indexes): a populate or a deep filter then reads index pages only, a
+    thousand-row inverse relation in about half the time. The names of these indexes changed
+    with their definitions; the old ones are retired."""
     tables: list[Table] = []
     for ct in registry.content_types.values():
         tables.append(_content_table(ct))
@@ -121,7 +139,13 @@ def build_layout(registry: Registry) -> list[Table]:
                         _text("field"),
                         _col("position", "float", "REAL", "DOUBLE PRECISION"),
                     ],
-                    [(f"{name}_entity_idx", "entity_id, field, position", False)],
+                    [
+                        Index(
+                            f"{name}_entity_cov_idx",
+                            "entity_id, field, position, cmp_id, component_type",
+                        )
+                    ],
+                    retired=[f"{name}_entity_idx"],
                 )
             )
         for attr in schema.attributes.values():
@@ -139,9 +163,17 @@ def build_layout(registry: Registry) -> list[Table]:
                             _col("inv_position", "float", "REAL", "DOUBLE PRECISION"),
                         ],
                         [
-                            (f"{name}_source_idx", "source_id, position", False),
-                            (f"{name}_target_idx", "target_document_id", False),
+                            Index(
+                                f"{name}_source_cov_idx",
+                                "source_id, position, target_document_id, target_locale, "
+                                "inv_position",
+                            ),
+                            Index(
+                                f"{name}_target_cov_idx",
+                                "target_document_id, target_locale, inv_position, source_id",
+                            ),
                         ],
+                        retired=[f"{name}_source_idx", f"{name}_target_idx"],
                     )
                 )
     tables.append(
@@ -156,18 +188,28 @@ def build_layout(registry: Registry) -> list[Table]:
                 _col("position", "float", "REAL", "DOUBLE PRECISION"),
             ],
             [
-                (
-                    f"{FILES_LINK_TABLE}_related_idx",
-                    "related_type, related_id, field, position",
-                    False,
+                Index(
+                    f"{FILES_LINK_TABLE}_related_cov_idx",
+                    "related_type, related_id, field, position, file_id",
                 )
             ],
+            retired=[f"{FILES_LINK_TABLE}_related_idx"],
         )
     )
     return tables
 
 
+# at most this many attribute columns in a scan index (each adds to every entry)
+SCAN_INDEX_ATTRIBUTES = 16
+
+
 def _content_table(ct: ContentType) -> Table:
+    """System columns first, then the attributes with small values, then the long ones
+    (text, rich text, blocks, JSON): a filter or a sort on a small column then reads the front
+    of the record and never follows a long value's overflow pages."""
+    scalars = ct.scalar_attributes
+    narrow = [a for a in scalars if a.kind.is_narrow(a)]
+    wide = [a for a in scalars if not a.kind.is_narrow(a)]
     t = Table(
         ct.table,
         [
@@ -178,20 +220,31 @@ def _content_table(ct: ContentType) -> Table:
                 {"sqlite": "TEXT NOT NULL", "postgres": "TEXT NOT NULL"},
                 nullable=False,
             ),
-            *_attribute_columns(ct),
+            _text("locale"),
+            _timestamp("published_at"),
             _timestamp("created_at"),
             _timestamp("updated_at"),
-            _timestamp("published_at"),
-            _text("locale"),
+            *_attribute_columns(ct, narrow),
+            *_attribute_columns(ct, wide),
         ],
     )
+    # The list index orders one version set (locale, published flag) by id: a default page
+    # is an index walk that stops after one page. On SQLite it also carries the small
+    # columns, so that filters, sorts and counts over them and narrow selections (a
+    # populated inverse relation asking for a few fields) read the index alone instead of
+    # one table page per row. PostgreSQL keeps it narrow (its index entries are bounded in
+    # size and an index-only scan depends on the visibility map).
+    list_key = "locale, (published_at IS NULL)"
+    covered = ["document_id", "published_at", "created_at", "updated_at"]
+    covered += [f'"{a.column}"' for a in narrow[:SCAN_INDEX_ATTRIBUTES] if a.column]
+    scan_expr = f"{list_key}, id, {', '.join(covered)}"
+    digest = hashlib.sha1(scan_expr.encode()).hexdigest()[:10]
     t.indexes = [
-        (
-            f"{ct.table}_version_uq",
-            "document_id, (COALESCE(locale, '')), ((published_at IS NULL))",
-            True,
-        ),
-        (f"{ct.table}_list_idx", "locale, (published_at IS NULL)", False),
-        (f"{ct.table}_document_idx", "document_id", False),
+        Index(f"{ct.table}_version_uq", VERSION_KEY, unique=True),
+        Index(f"{ct.table}_list_idx", list_key, dialect="postgres"),
+        Index(f"{ct.table}_scan_{digest}", scan_expr, dialect="sqlite"),
+        Index(f"{ct.table}_document_idx", "document_id"),
     ]
+    t.family = f"{ct.table}_scan_"
+    t.retired = [f"{ct.table}_list_idx"]  # on SQLite, replaced by the scan index
     return t

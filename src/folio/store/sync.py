@@ -86,9 +86,7 @@ def sync_schema(dialect: str, tables: list[Table]) -> Program:
                 if old is None or old == col.type_name:
                     continue
                 yield from _change_type(dialect, table, col, old, changes)
-        for name, expr, unique in table.indexes:
-            kind = "UNIQUE INDEX" if unique else "INDEX"
-            yield execute(f'CREATE {kind} IF NOT EXISTS "{name}" ON "{table.name}" ({expr})')
+        yield from _sync_indexes(dialect, table, changes)
         columns = {c.name: c.type_name for c in table.columns}
         if recorded.get(table.name) != columns:
             text = orjson.dumps(columns).decode()
@@ -99,11 +97,50 @@ def sync_schema(dialect: str, tables: list[Table]) -> Program:
     return changes
 
 
+def _existing_indexes(dialect: str, table: str) -> Program:
+    if dialect == "sqlite":
+        rows = yield query(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", (table,)
+        )
+    else:
+        rows = yield query(
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
+            "AND tablename = ?",
+            (table,),
+        )
+    return {r[0] for r in rows}
+
+
+def _sync_indexes(dialect: str, table: Table, changes: list[str]) -> Program:
+    """Creates the table's missing indexes and drops the ones an earlier layout made that
+    this one replaces (retired names, outdated members of the table's index family)."""
+    wanted = [i for i in table.indexes if i.dialect in (None, dialect)]
+    names = {i.name for i in wanted}
+    present = yield from _existing_indexes(dialect, table.name)
+    for name in sorted(present - names):
+        if name in table.retired or (table.family and name.startswith(table.family)):
+            yield execute(f'DROP INDEX IF EXISTS "{name}"')
+            changes.append(f"dropped index {name}")
+    for index in wanted:
+        if index.name in present:
+            continue
+        kind = "UNIQUE INDEX" if index.unique else "INDEX"
+        yield execute(
+            f'CREATE {kind} IF NOT EXISTS "{index.name}" ON "{table.name}" ({index.expr})'
+        )
+
+
 def _change_type(dialect: str, table: Table, col: Column, old: str, changes: list[str]) -> Program:
     rows = yield query(f'SELECT COUNT(*) FROM "{table.name}" WHERE "{col.name}" IS NOT NULL')
     in_use = rows[0][0] > 0
     if (old, col.type_name) in SAFE_CHANGES or not in_use:
         if dialect == "sqlite" and not in_use:
+            # SQLite refuses to drop a column an index covers: drop the family's indexes
+            # first (the index sync that follows makes them again)
+            present = yield from _existing_indexes(dialect, table.name)
+            for name in sorted(present):
+                if table.family and name.startswith(table.family):
+                    yield execute(f'DROP INDEX IF EXISTS "{name}"')
             yield execute(f'ALTER TABLE "{table.name}" DROP COLUMN "{col.name}"')
             yield execute(f'ALTER TABLE "{table.name}" ADD COLUMN "{col.name}" {col.sql[dialect]}')
         elif dialect == "postgres":

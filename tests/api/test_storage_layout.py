@@ -1,0 +1,168 @@
+"""The storage layout's read paths: a filtered and sorted page with its count in one
+statement, the indexes the reads go through (covering ones on SQLite), and the indexes an
+earlier layout made being replaced when the app starts on its database."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from folio.http.app import build_asgi, load_app
+from tests.conftest import Api, database_url
+
+
+@pytest.fixture
+def url(backend: str, app_dir: Path) -> str:
+    return database_url(backend, app_dir)
+
+
+@contextmanager
+def running(app_dir: Path, url: str) -> Iterator[Api]:
+    folio = load_app(app_dir, url)
+    with TestClient(build_asgi(folio), raise_server_exceptions=False) as client:
+        yield Api(client, folio)
+
+
+def run_sql(url: str, sql: str) -> list[tuple[Any, ...]]:
+    if url.startswith("sqlite"):
+        conn = sqlite3.connect(url.split("sqlite:///", 1)[1])
+        try:
+            return conn.execute(sql).fetchall()
+        finally:
+            conn.commit()
+            conn.close()
+    import asyncpg
+
+    async def go() -> list[tuple[Any, ...]]:
+        conn = await asyncpg.connect(url)
+        try:
+            return [tuple(r) for r in await conn.fetch(sql)]
+        finally:
+            await conn.close()
+
+    return asyncio.run(go())
+
+
+def index_names(url: str, table: str) -> set[str]:
+    if url.startswith("sqlite"):
+        sql = f"SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = '{table}'"
+    else:
+        sql = f"SELECT indexname FROM pg_indexes WHERE tablename = '{table}'"
+    return {str(r[0]) for r in run_sql(url, sql)}
+
+
+def seed(api: Api) -> None:
+    news = api.create("categories", {"name": "News"})
+    sport = api.create("categories", {"name": "Sport"})
+    rows = [
+        ("Alpha tab", "2024-01-03", news),
+        ("Beta", "2024-01-05", sport),
+        ("Gamma tab", None, sport),
+        ("Delta TAB", "2024-01-01", None),
+        ("Epsilon tab", "2024-01-03", sport),
+        ("Zeta tab", "2024-01-04", news),
+    ]
+    for title, day, category in rows:
+        data: dict[str, Any] = {"title": title, "publishDate": day}
+        if category is not None:
+            data["category"] = category["documentId"]
+        api.create("articles", data)
+
+
+def titles_and_meta(api: Api, query: str) -> tuple[list[str], dict[str, Any]]:
+    r = api.get(f"/api/articles?{query}")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    return [d["title"] for d in body["data"]], body["meta"]["pagination"]
+
+
+def test_filtered_sorted_pages_and_their_count(api: Api) -> None:
+    seed(api)
+    base = "filters[title][$containsi]=tab&sort=publishDate:desc&pagination[pageSize]=2"
+    # NULL sorts as the largest value; equal dates fall back to id order
+    assert titles_and_meta(api, base + "&pagination[page]=1") == (
+        ["Gamma tab", "Zeta tab"],
+        {"page": 1, "pageSize": 2, "pageCount": 3, "total": 5},
+    )
+    assert titles_and_meta(api, base + "&pagination[page]=2")[0] == ["Alpha tab", "Epsilon tab"]
+    assert titles_and_meta(api, base + "&pagination[page]=3")[0] == ["Delta TAB"]
+    assert titles_and_meta(api, base + "&pagination[page]=4") == (
+        [],
+        {"page": 4, "pageSize": 2, "pageCount": 3, "total": 5},
+    )
+    # several sort keys, one of them on a related field
+    query = "filters[title][$containsi]=tab&sort[0]=category.name:desc&sort[1]=title"
+    got, meta = titles_and_meta(api, query)
+    assert got == ["Delta TAB", "Epsilon tab", "Gamma tab", "Alpha tab", "Zeta tab"]
+    assert meta["total"] == 5
+
+
+def test_a_filtered_page_runs_one_statement(api: Api) -> None:
+    seed(api)
+    before = api.statements()
+    titles_and_meta(api, "filters[title][$containsi]=tab&sort=publishDate:desc")
+    assert api.statements() - before == 1
+
+
+def test_inverse_relation_with_few_fields(api: Api) -> None:
+    seed(api)
+    query = (
+        "filters[name][$eq]=Sport&populate[articles][fields][0]=title"
+        "&populate[articles][fields][1]=publishDate"
+    )
+    r = api.get(f"/api/categories?{query}")
+    assert r.status_code == 200, r.text
+    [sport] = r.json()["data"]
+    assert sorted((a["title"], a["publishDate"]) for a in sport["articles"]) == [
+        ("Beta", "2024-01-05"),
+        ("Epsilon tab", "2024-01-03"),
+        ("Gamma tab", None),
+    ]
+    assert all(set(a) == {"id", "documentId", "title", "publishDate"} for a in sport["articles"])
+
+
+def test_sqlite_scans_filter_and_sort_in_the_covering_index(app_dir: Path) -> None:
+    url = database_url("sqlite", app_dir)
+    with running(app_dir, url) as api:
+        seed(api)
+    [name] = [n for n in index_names(url, "articles") if n.startswith("articles_scan_")]
+    plan = run_sql(
+        url,
+        "EXPLAIN QUERY PLAN SELECT t.id FROM articles t WHERE t.locale = 'en' AND "
+        "(t.published_at IS NULL) = 0 AND t.title LIKE '%ab%' ORDER BY t.publish_date DESC",
+    )
+    assert any(f"COVERING INDEX {name}" in str(row[-1]) for row in plan), plan
+
+
+def test_indexes_of_an_earlier_layout_are_replaced(app_dir: Path, url: str) -> None:
+    with running(app_dir, url) as api:
+        seed(api)
+    scan = {n for n in index_names(url, "articles") if n.startswith("articles_scan_")}
+    # what the previous layout made: narrower link indexes, the list index on SQLite, and a
+    # scan index over other columns
+    run_sql(url, 'CREATE INDEX "articles_tags_lnk_source_idx" ON articles_tags_lnk (source_id)')
+    run_sql(url, 'CREATE INDEX "articles_cmps_entity_idx" ON articles_cmps (entity_id)')
+    run_sql(url, 'CREATE INDEX IF NOT EXISTS "articles_list_idx" ON articles (locale)')
+    run_sql(url, 'CREATE INDEX "articles_scan_0000000000" ON articles (locale, title)')
+    with running(app_dir, url) as api:
+        got, meta = titles_and_meta(api, "filters[title][$containsi]=tab&populate=category")
+        assert len(got) == 5
+        assert meta["total"] == 5
+    assert "articles_tags_lnk_source_idx" not in index_names(url, "articles_tags_lnk")
+    assert "articles_tags_lnk_source_cov_idx" in index_names(url, "articles_tags_lnk")
+    assert "articles_cmps_entity_idx" not in index_names(url, "articles_cmps")
+    names = index_names(url, "articles")
+    assert "articles_scan_0000000000" not in names
+    if url.startswith("sqlite"):
+        assert "articles_list_idx" not in names
+        assert {n for n in names if n.startswith("articles_scan_")} == scan
+    else:
+        assert "articles_list_idx" in names
+        assert not scan
