@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from folio.errors import ConfigError
-from folio.schema.builtins import FILE_UID, ROLE_UID, USER_UID
+from folio.schema.builtins import FILE_UID
 from folio.schema.model import Registry
 
 log = logging.getLogger("folio.auth")
@@ -107,11 +107,10 @@ def catalogue(registry: Registry) -> frozenset[str]:
 
 
 def find_action(uid: str) -> str:
-    """The permission needed to see documents of a type through a relation or media field."""
+    """The permission needed to see documents of a type through a relation: `<uid>.find`
+    (users and roles included); files map to the upload feature's `find`."""
     if uid == FILE_UID:
         return "plugin::upload.content-api.find"
-    if uid in (USER_UID, ROLE_UID):
-        return f"{uid}.find"
     return f"{uid}.find"
 
 
