@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from folio.auth.jwt import JwtCodec
-from folio.auth.permissions import PUBLIC, RoleTable
+from folio.auth.permissions import PUBLIC, RoleTable, find_action
 from folio.auth.tokens import TokenService
 from folio.auth.users import UserService
 from folio.errors import ForbiddenError, UnauthorizedError
@@ -46,6 +46,10 @@ class Principal:
         if self.scope == "read":
             return action.endswith(READ_SUFFIXES)
         return action in self.permissions
+
+    def can_find(self, uid: str) -> bool:
+        """May see documents of a type through a relation (populate, deep filters)."""
+        return self.can(find_action(uid))
 
     def can_read_drafts(self, uid: str) -> bool:
         if self.kind == "token":

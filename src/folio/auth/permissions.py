@@ -56,17 +56,7 @@ DEFAULT_ROLES: dict[str, dict[str, Any]] = {
     PUBLIC: {
         "name": "Public",
         "description": "Default role given to unauthenticated user.",
-        "permissions": [
-            f"plugin::users-permissions.auth.{a}"
-            for a in (
-                "callback",
-                "register",
-                "forgotPassword",
-                "resetPassword",
-                "emailConfirmation",
-                "sendEmailConfirmation",
-            )
-        ],
+        "permissions": [a for a in AUTH_ACTIONS if not a.endswith(".changePassword")],
     },
     AUTHENTICATED: {
         "name": "Authenticated",

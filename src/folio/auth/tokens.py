@@ -191,11 +191,10 @@ class TokenService:
         return document_id
 
     async def update(self, token_id: int, data: dict[str, Any]) -> dict[str, Any]:
-        current = await self.get(token_id)
-        values = self._check(data, current)
+        stored = await self._stored(token_id)
+        values = self._check(data, self.public(stored))
         await self._name_taken(values.get("name"), token_id)
-        document_id = await self._document_id(token_id)
-        return self.public(await self.documents.update(self.ct, document_id, values))
+        return self.public(await self.documents.update(self.ct, stored["documentId"], values))
 
     async def regenerate(self, token_id: int) -> dict[str, Any]:
         document_id = await self._document_id(token_id)
@@ -219,11 +218,14 @@ class TokenService:
         docs, _ = await self.documents.find(self.ct, spec)
         return [self.public(d) for d in sorted(docs, key=lambda d: int(d["id"]))]
 
-    async def get(self, token_id: int) -> dict[str, Any]:
+    async def _stored(self, token_id: int) -> dict[str, Any]:
         doc = await self.documents.find_by_id(self.ct, token_id, QuerySpec())
         if doc is None:
             raise NotFoundError("API Token not found")
-        return self.public(doc)
+        return doc
+
+    async def get(self, token_id: int) -> dict[str, Any]:
+        return self.public(await self._stored(token_id))
 
     async def lookup(self, access_key: str) -> TokenRecord | None:
         """The token whose key this is; the stored digest is compared in constant time."""

@@ -161,9 +161,7 @@ class UserService:
         return UserAuth(int(row[0]), bool(row[1]), bool(row[2]), row[3])
 
     async def get(self, user_id: int, spec: QuerySpec | None = None) -> dict[str, Any] | None:
-        spec = spec or QuerySpec()
-        doc = await self.documents.find_by_id(self.ct, user_id, spec)
-        return _user(doc) if doc is not None else None
+        return await self.documents.find_by_id(self.ct, user_id, spec or QuerySpec())
 
     async def list_ids(self) -> list[int]:
         def program() -> Program:
@@ -190,32 +188,32 @@ class UserService:
     ) -> dict[str, Any]:
         """A user from the users API or the CLI: validated against the model, the password
         hashed off the event loop, the default role unless `role` is given in `data`."""
-        values = dict(data)
-        self._check_password_field(values)
-        if isinstance(values.get("email"), str):
-            values["email"] = values["email"].lower()
-        values.setdefault("provider", "local")
+        values = {"provider": "local", **data}
         if "role" not in values:
             values["role"] = await self.role_document_id(role or self.settings.default_role)
-        await self._check_taken(values.get("email"), values.get("username"), None, taken)
-        if isinstance(values.get("password"), str):
-            values["password"] = await asyncio.to_thread(hash_password, values["password"])
-        doc = await self.documents.create(self.ct, values, populate=populate)
-        return _user(doc)
+        values = await self._prepare(values, None, taken)
+        return await self.documents.create(self.ct, values, populate=populate)
 
     async def update(
         self, user_id: int, data: dict[str, Any], populate: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         document_id = await self.document_id(user_id)
+        values = await self._prepare(data, user_id)
+        return await self.documents.update(self.ct, document_id, values, populate=populate)
+
+    async def _prepare(
+        self, data: dict[str, Any], user_id: int | None, taken: str | None = None
+    ) -> dict[str, Any]:
+        """What a create or an update stores: the password checked and hashed (off the event
+        loop), the email lowercased, and no clash with another user's name or address."""
         values = dict(data)
         self._check_password_field(values)
         if isinstance(values.get("email"), str):
             values["email"] = values["email"].lower()
-        await self._check_taken(values.get("email"), values.get("username"), user_id)
+        await self._check_taken(values.get("email"), values.get("username"), user_id, taken)
         if isinstance(values.get("password"), str):
             values["password"] = await asyncio.to_thread(hash_password, values["password"])
-        doc = await self.documents.update(self.ct, document_id, values, populate=populate)
-        return _user(doc)
+        return values
 
     async def delete(self, user_id: int) -> dict[str, Any]:
         doc = await self.get(user_id)
@@ -484,8 +482,3 @@ class UserService:
             )
 
         await self.documents.db.write(program())
-
-
-def _user(doc: dict[str, Any]) -> dict[str, Any]:
-    """The user as the users routes answer it."""
-    return doc

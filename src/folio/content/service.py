@@ -5,6 +5,7 @@ draft row and (once published) a published row. Each write runs in one transacti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -97,8 +98,13 @@ class DocumentService:
         else:
             sql, params = reader.one_statement(spec.fields, spec.status, spec.locale)
             params = [document_id, *params]
-        sel = reader.selection(spec.fields)
+        return await self._read_one(ct, spec, sql, params)
 
+    async def _read_one(
+        self, ct: ContentType, spec: QuerySpec, sql: str, params: Sequence[Any]
+    ) -> dict[str, Any] | None:
+        """The first document a statement selects (with `spec`'s fields), populated."""
+        sel = self.reader(ct).selection(spec.fields)
         populate = spec.populate
         ctx = ReadContext(spec.status, spec.locale or self.default_locale)
 
@@ -248,18 +254,8 @@ class DocumentService:
         self, ct: ContentType, row_id: int, spec: QuerySpec
     ) -> dict[str, Any] | None:
         sel = self.reader(ct).selection(spec.fields)
-        populate = spec.populate
-        ctx = ReadContext(spec.status, spec.locale or self.default_locale)
-
-        def program() -> Program:
-            rows = yield query(f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?', (row_id,))
-            docs = sel.documents(rows)
-            if docs and populate:
-                yield from self.populator.load(ct, docs, populate, ctx)
-            return docs
-
-        docs = await self.db.read(program())
-        return docs[0] if docs else None
+        sql = f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?'
+        return await self._read_one(ct, spec, sql, (row_id,))
 
     async def document_id_of(self, ct: ContentType, row_id: int) -> str | None:
         """The documentId of a row, by its numeric id (routes that address rows by id)."""

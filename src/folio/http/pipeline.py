@@ -126,26 +126,36 @@ class Pipeline:
                 return table[candidate]
         raise ConfigError(f"route {action}: unknown {what} {name!r}")
 
-    def _policy(self, item: Any, api: str | None, action: str) -> tuple[PolicyFn, Any]:
+    def _item(
+        self, item: Any, table: dict[str, Any], api: str | None, what: str, action: str
+    ) -> tuple[Any, Any]:
+        """(function, config) of a route's policy or middleware entry: a name, a
+        `{name, config}` object, or the function itself."""
         if callable(item):
-            return item, {}
+            return item, None
         if isinstance(item, str):
-            return self._named(self.hooks.policies, item, api, "policy", action), {}
+            return self._named(table, item, api, what, action), {}
         if isinstance(item, dict) and isinstance(item.get("name"), str):
-            fn = self._named(self.hooks.policies, item["name"], api, "policy", action)
-            return fn, item.get("config", {})
-        raise ConfigError(f"route {action}: a policy is a name, {{name, config}} or a function")
+            return self._named(table, item["name"], api, what, action), item.get("config", {})
+        raise ConfigError(f"route {action}: a {what} is a name, {{name, config}} or a function")
+
+    def _policy(self, item: Any, api: str | None, action: str) -> tuple[PolicyFn, Any]:
+        fn, config = self._item(item, self.hooks.policies, api, "policy", action)
+        return fn, {} if config is None else config
 
     def _middleware(self, item: Any, api: str | None, action: str) -> Middleware:
-        if callable(item):
-            return item  # type: ignore[no-any-return]
-        if isinstance(item, str):
-            factory = self._named(self.hooks.middlewares, item, api, "middleware", action)
-            return factory({}, self.folio)  # type: ignore[no-any-return]
-        if isinstance(item, dict) and isinstance(item.get("name"), str):
-            factory = self._named(self.hooks.middlewares, item["name"], api, "middleware", action)
-            return factory(item.get("config", {}), self.folio)  # type: ignore[no-any-return]
-        raise ConfigError(f"route {action}: a middleware is a name, {{name, config}} or a function")
+        fn, config = self._item(item, self.hooks.middlewares, api, "middleware", action)
+        if config is None:  # an inline middleware, used as it is
+            return fn  # type: ignore[no-any-return]
+        return fn(config, self.folio)  # type: ignore[no-any-return]
+
+    def endpoint(self, action: str, handler: Handler) -> CallNext:
+        """A route endpoint that runs `handler` for `action` through this pipeline."""
+
+        async def endpoint(request: Request) -> Response:
+            return await self.run(request, action, handler)
+
+        return endpoint
 
     async def run(self, request: Request, action: str, handler: Handler) -> Response:
         route = self.compiled.get(action)

@@ -3,7 +3,6 @@ of an entry), list with filters / sort / pagination, get one, delete."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -17,8 +16,8 @@ from folio.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from folio.files.providers import LocalProvider
 from folio.files.uploads import Incoming, UploadSettings, check, keys_of, store
 from folio.http.responses import json_response
+from folio.http.rest.content import query_params
 from folio.http.rest.params import parse_find
-from folio.http.rest.qs import parse_qs
 from folio.schema.builtins import FILE_UID
 
 if TYPE_CHECKING:
@@ -77,20 +76,11 @@ class UploadEndpoints:
         self.settings = upload_settings(folio.settings.raw.get("plugins", {}))
         self.provider = LocalProvider(folio.settings.app_dir / "public" / "uploads")
 
-        self.upload = self._guarded("upload", self._upload)
-        self.find = self._guarded("find", self._find)
-        self.find_one = self._guarded("findOne", self._find_one)
-        self.destroy = self._guarded("destroy", self._destroy)
-
-    def _guarded(
-        self, action: str, handler: Callable[[Request, Principal], Awaitable[Response]]
-    ) -> Callable[[Request], Awaitable[Response]]:
-        name = f"plugin::upload.content-api.{action}"
-
-        async def endpoint(request: Request) -> Response:
-            return await self.folio.pipeline.run(request, name, handler)
-
-        return endpoint
+        guarded = folio.pipeline.endpoint
+        self.upload = guarded("plugin::upload.content-api.upload", self._upload)
+        self.find = guarded("plugin::upload.content-api.find", self._find)
+        self.find_one = guarded("plugin::upload.content-api.findOne", self._find_one)
+        self.destroy = guarded("plugin::upload.content-api.destroy", self._destroy)
 
     async def _upload(self, request: Request, principal: Principal) -> Response:
         length = request.headers.get("content-length")
@@ -137,10 +127,9 @@ class UploadEndpoints:
         return ct, ref_id, attr.name
 
     async def _find(self, request: Request, principal: Principal) -> Response:
-        query = request.scope.get("query_string", b"").decode("latin-1")
         spec = parse_find(
             self.file_type,
-            parse_qs(query),
+            query_params(request),
             self.folio.settings,
             self.folio.db.dialect,
             self.folio.registry,

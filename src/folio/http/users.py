@@ -12,7 +12,6 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from folio.auth.access import Principal
-from folio.auth.permissions import find_action
 from folio.auth.ratelimit import RateLimiter
 from folio.content.spec import QuerySpec
 from folio.errors import (
@@ -24,9 +23,8 @@ from folio.errors import (
     ValidationError,
 )
 from folio.http.responses import error_response, json_response
-from folio.http.rest.content import read_json
+from folio.http.rest.content import query_params, read_json
 from folio.http.rest.params import parse_find, parse_read
-from folio.http.rest.qs import parse_qs
 from folio.schema.builtins import ROLE_UID
 
 if TYPE_CHECKING:
@@ -35,11 +33,6 @@ if TYPE_CHECKING:
 Handler = Callable[[Request, Principal], Awaitable[Response]]
 UP = "plugin::users-permissions"
 EMAIL_KEYED = frozenset({"auth.register", "auth.forgotPassword", "auth.sendEmailConfirmation"})
-
-
-def _params(request: Request) -> dict[str, Any]:
-    query = request.scope.get("query_string", b"")
-    return parse_qs(query.decode("latin-1")) if query else {}
 
 
 def _natural(raw: Any, name: str) -> int | None:
@@ -108,14 +101,8 @@ class UserEndpoints:
     def _guarded(
         self, action: str, handler: Handler, limited: bool = False
     ) -> Callable[[Request], Awaitable[Response]]:
-        name = f"{UP}.{action}"
-        pipeline = self.folio.pipeline
         inner = self._limited(handler, action in EMAIL_KEYED) if limited else handler
-
-        async def endpoint(request: Request) -> Response:
-            return await pipeline.run(request, name, inner)
-
-        return endpoint
+        return self.folio.pipeline.endpoint(f"{UP}.{action}", inner)
 
     def _limited(self, handler: Handler, by_email: bool) -> Handler:
         """Counts the request (after authorization, as the reference) per path and client
@@ -156,18 +143,15 @@ class UserEndpoints:
         request.state.body = body
         return body
 
-    def _visible(self, principal: Principal) -> Callable[[str], bool]:
-        return lambda uid: principal.can(find_action(uid))
-
     def _read_spec(self, request: Request, principal: Principal) -> QuerySpec:
         f = self.folio
         return parse_read(
             self.users.ct,
-            _params(request),
+            query_params(request),
             f.settings,
             f.db.dialect,
             f.registry,
-            self._visible(principal),
+            principal.can_find,
         )
 
     # ------------------------------------------------------------------ auth
@@ -211,11 +195,11 @@ class UserEndpoints:
 
     async def find(self, request: Request, principal: Principal) -> Response:
         f = self.folio
-        params = dict(_params(request))
+        params = dict(query_params(request))
         start, limit = params.pop("start", None), params.pop("limit", None)
         params.pop("pagination", None)  # ignored here, as in the reference
         spec = parse_find(
-            self.users.ct, params, f.settings, f.db.dialect, f.registry, self._visible(principal)
+            self.users.ct, params, f.settings, f.db.dialect, f.registry, principal.can_find
         )
         # every user unless `start` / `limit` say otherwise (the reference's users list)
         spec.pagination.mode = "offset"
@@ -228,11 +212,11 @@ class UserEndpoints:
 
     async def count(self, request: Request, principal: Principal) -> Response:
         f = self.folio
-        params = dict(_params(request))
+        params = dict(query_params(request))
         for ignored in ("start", "limit", "pagination"):
             params.pop(ignored, None)
         spec = parse_find(
-            self.users.ct, params, f.settings, f.db.dialect, f.registry, self._visible(principal)
+            self.users.ct, params, f.settings, f.db.dialect, f.registry, principal.can_find
         )
         spec.pagination.mode = "offset"
         spec.pagination.limit = 1

@@ -14,7 +14,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from folio.auth.access import Principal
-from folio.auth.permissions import find_action
 from folio.content.spec import QuerySpec
 from folio.content.validation import require_data
 from folio.errors import (
@@ -36,7 +35,8 @@ if TYPE_CHECKING:
 EMPTY: dict[str, Any] = {}
 
 
-def _params(request: Request) -> dict[str, Any]:
+def query_params(request: Request) -> dict[str, Any]:
+    """The parsed query string (a shared empty dict when there is none: do not mutate)."""
     query = request.scope.get("query_string", b"")
     return parse_qs(query.decode("latin-1")) if query else EMPTY
 
@@ -79,9 +79,6 @@ class ContentEndpoints:
         if ct is None:
             raise NotFoundError()
         return ct
-
-    def _visible(self, principal: Principal) -> Callable[[str], bool]:
-        return lambda uid: principal.can(find_action(uid))
 
     def _run(
         self,
@@ -146,11 +143,11 @@ class ContentEndpoints:
     ) -> Response:
         spec = parse_find(
             ct,
-            _params(request),
+            query_params(request),
             self.settings,
             self.dialect,
             self.registry,
-            self._visible(principal),
+            principal.can_find,
         )
         self._check_drafts(ct, spec, principal)
         docs, total = await self.folio.documents.find(ct, spec)
@@ -161,11 +158,11 @@ class ContentEndpoints:
     ) -> Response:
         spec = parse_read(
             ct,
-            _params(request),
+            query_params(request),
             self.settings,
             self.dialect,
             self.registry,
-            self._visible(principal),
+            principal.can_find,
         )
         self._check_drafts(ct, spec, principal)
         doc = await self.folio.documents.find_one(ct, document_id or "", spec)
@@ -176,9 +173,9 @@ class ContentEndpoints:
     async def _create(
         self, request: Request, ct: ContentType, _: str | None, principal: Principal
     ) -> Response:
-        params = _params(request)
+        params = query_params(request)
         spec = parse_read(
-            ct, params, self.settings, self.dialect, self.registry, self._visible(principal)
+            ct, params, self.settings, self.dialect, self.registry, principal.can_find
         )
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         locale = parse_locale(ct, _body_locale(ct, data, params), self.settings)
@@ -191,9 +188,9 @@ class ContentEndpoints:
     async def _update(
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
     ) -> Response:
-        params = _params(request)
+        params = query_params(request)
         spec = parse_read(
-            ct, params, self.settings, self.dialect, self.registry, self._visible(principal)
+            ct, params, self.settings, self.dialect, self.registry, principal.can_find
         )
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         if "locale" in data and ct.localized and data["locale"] not in (None, spec.locale):
@@ -223,7 +220,7 @@ class ContentEndpoints:
     async def _delete(
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
     ) -> Response:
-        params = _params(request)
+        params = query_params(request)
         locale = None
         if params.get("locale") not in (None, ""):
             locale = parse_locale(ct, params.get("locale"), self.settings)
