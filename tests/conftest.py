@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,24 @@ def make_api(app_dir: Path, url: str, open: bool = True) -> Iterator[Api]:
     folio = load_app(app_dir, url)
     with TestClient(build_asgi(folio), raise_server_exceptions=False) as client:
         yield Api(client, folio)
+
+
+@contextmanager
+def running(app_dir: Path, url: str) -> Iterator[Api]:
+    """The app served in-process for the duration of a `with` block."""
+    yield from make_api(app_dir, url, open=False)
+
+
+def failed(r: Any, status: int = 400, name: str = "ValidationError") -> dict[str, Any]:
+    """The error object of a failed response, after checking the envelope."""
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"] == "application/json; charset=utf-8"
+    body = r.json()
+    assert body["data"] is None
+    error = body["error"]
+    assert error["status"] == status
+    assert error["name"] == name
+    return dict(error)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tests.conftest import Api, database_url, make_api
+from tests.conftest import Api, database_url, failed, make_api
 
 DUPLICATE = (
     "The relation with id {} is already connected. You cannot connect the same relation twice."
@@ -47,17 +47,6 @@ LINK_FIELDS = ("category", "tags", "author", "cover", "gallery", "seo", "links",
 def ok(r: Any, status: int = 200) -> Any:
     assert r.status_code == status, r.text
     return r.json()
-
-
-def failed(r: Any, status: int = 400, name: str = "ValidationError") -> dict[str, Any]:
-    """The error object of a failed response, after checking the envelope."""
-    assert r.status_code == status, r.text
-    body = r.json()
-    assert body["data"] is None
-    error = body["error"]
-    assert error["status"] == status
-    assert error["name"] == name
-    return dict(error)
 
 
 def tag(api: Api, name: str) -> str:

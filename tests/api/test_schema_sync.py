@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.testclient import TestClient
 
 from folio.errors import ConfigError, SchemaSyncError
-from folio.http.app import build_asgi, load_app
-from tests.conftest import Api, database_url
+from folio.http.app import load_app
+from tests.conftest import database_url, running
 
 CATEGORY = Path("src/api/category/content-types/category/schema.json")
 EVENT = Path("src/api/event/content-types/event/schema.json")
@@ -25,13 +22,6 @@ EVENT = Path("src/api/event/content-types/event/schema.json")
 def url(backend: str, app_dir: Path) -> str:
     """The database shared by every start of the app in one test (emptied once)."""
     return database_url(backend, app_dir)
-
-
-@contextmanager
-def running(app_dir: Path, url: str) -> Iterator[Api]:
-    folio = load_app(app_dir, url)
-    with TestClient(build_asgi(folio), raise_server_exceptions=False) as client:
-        yield Api(client, folio)
 
 
 def start_up(app_dir: Path, url: str) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Api, database_url, make_api
+from tests.conftest import Api, database_url, failed, make_api
 
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 ENUM_MESSAGE = "status2 must be one of the following values: idea, writing, review, "
@@ -20,18 +20,6 @@ MISSING_DATA = 'Missing "data" payload in the request body'
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def failed(r: Any, status: int = 400, name: str = "ValidationError") -> dict[str, Any]:
-    """The error object of a failed response, after checking the envelope."""
-    assert r.status_code == status, r.text
-    assert r.headers["content-type"] == "application/json; charset=utf-8"
-    body = r.json()
-    assert body["data"] is None
-    error = body["error"]
-    assert error["status"] == status
-    assert error["name"] == name
-    return dict(error)
 
 
 def field_errors(r: Any) -> list[tuple[list[str], str]]:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from folio.content.reader import Selection, build_selection
+from folio.content.reader import Selection, build_selection, order_term
 from folio.content.spec import FieldRef, FilterBuilder, Node, invalid_key
 from folio.content.where import compile_where
 from folio.errors import ValidationError
@@ -309,7 +309,8 @@ class Populator:
         if entry.sort:
             order = (
                 ", ".join(
-                    f't."{ref.column}" {"DESC" if desc else "ASC"}' for ref, desc in entry.sort
+                    order_term(f't."{ref.column}"', desc, self.dialect, ref.column != "id")
+                    for ref, desc in entry.sort
                 )
                 + ", "
                 + order

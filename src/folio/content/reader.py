@@ -7,12 +7,14 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from folio.content.spec import QuerySpec
 from folio.content.where import compile_where
 from folio.schema.kinds import Converter, timestamp_expr
 from folio.schema.model import ContentType, Schema
+from folio.store.layout import scan_index_name, sort_indexes
 
 Row = Sequence[Any]
 
@@ -118,13 +120,48 @@ def _sort_expr(column: str) -> str:
     return column if column.startswith("(") else f't."{column}"'
 
 
+def order_term(ref: str, desc: bool, dialect: str, column: bool = True) -> str:
+    """One ORDER BY term with PostgreSQL's NULL order (NULLs largest) on both databases. On
+    SQLite a column is sorted by `(c IS NULL), c`, the key of its sort index; other
+    expressions (a related field) say NULLS FIRST / LAST."""
+    direction = "DESC" if desc else "ASC"
+    if dialect != "sqlite":
+        return f"{ref} {direction}"
+    if column:
+        return f"({ref} IS NULL) {direction}, {ref} {direction}"
+    return f"{ref} {direction} " + ("NULLS FIRST" if desc else "NULLS LAST")
+
+
+@dataclass
+class FindPlan:
+    """The statements of one find. `counted`: the page rows carry the total as their last
+    column. `walk`: SQLite's adaptive form for a sorted, counted page: the count runs
+    first; when many rows match, `walk` reads the page by walking the sort index and stops
+    after it, otherwise `page` sorts the matching ids."""
+
+    page: str
+    page_params: list[Any]
+    count: str
+    count_params: list[Any]
+    counted: bool = False
+    walk: str | None = None
+
+    def walks(self, total: int, offset: int, size: int) -> bool:
+        # a walk reads about (offset + size) * all / matching index entries and table rows,
+        # a sort reads every index entry once: walking wins well before half the rows match
+        return total >= 2 * (offset + size)
+
+
 class TypeReader:
     def __init__(self, ct: ContentType, dialect: str) -> None:
         self.ct = ct
         self.dialect = dialect
         self._selections: dict[tuple[tuple[str, ...] | None, str], Selection] = {}
-        self._statements: dict[Any, str] = {}
+        self._statements: dict[Any, Any] = {}
         self.visible = [a for a in ct.scalar_attributes if not a.is_hidden]
+        sqlite = dialect == "sqlite"
+        self._scan = f' INDEXED BY "{scan_index_name(ct)}"' if sqlite else ""
+        self._sort_indexes = sort_indexes(ct) if sqlite else {}
 
     def selection(self, fields: list[str] | None, alias: str = "t") -> Selection:
         key = (tuple(fields) if fields is not None else None, alias)
@@ -155,76 +192,98 @@ class TypeReader:
             parts.append(f"({alias}.published_at IS NULL) = {flag}")
         return parts, params
 
-    def find_statements(self, spec: QuerySpec) -> tuple[str, list[Any], str, list[Any], bool]:
-        """(page SQL, params, count SQL, params, counted) for a find. When `counted`, the
-        page statement also returns the total as its last column (counted in the same scan as
-        the page), and the count statement is only needed for a page past the end."""
+    def find_statements(self, spec: QuerySpec) -> FindPlan:
         order = tuple((ref.column, desc) for ref, desc in spec.sort)
-        simple = not order or order == (("id", False),)
         parts, params = self.version_where(spec.status, spec.locale)
         where_text, where_params = compile_where(spec.filters, self.dialect)
         if where_text:
             parts.append(where_text)
             params.extend(where_params)
         where = " AND ".join(parts)
-        # filtered lists scan: count them in the same pass as the page
+        # filtered lists scan: count them in the same pass as the page, or first
         counted = bool(where_text) and spec.pagination.with_count
+        fixed = spec.locale is not None or not self.ct.localized
         key = (
             "find",
             tuple(spec.fields) if spec.fields is not None else None,
             where,
             order,
             counted,
+            fixed,
         )
-        page_sql = self._statements.get(key)
-        if page_sql is None:
-            sel = self.selection(spec.fields)
-            table = f'"{self.ct.table}"'
-            filtered = f" WHERE {where}" if where else ""
-            ordering = self._order(order)
-            if counted and self.dialect == "sqlite" and MATERIALIZED_CTE:
-                # the matching ids and sort keys, kept once: the page and the count both
-                # read them (SQLite's window count buffers and sorts every matching row
-                # whole, about twice the cost on a 1,000-row match)
-                keys = ", ".join(f"{_sort_expr(c)} AS k{i}" for i, (c, _) in enumerate(order))
-                m_order = self._order(order, lambda i, column: f"m.k{i}", "m.id")
-                page_sql = (
-                    f"WITH m AS MATERIALIZED (SELECT t.id{', ' if keys else ''}{keys} "
-                    f"FROM {table} t{filtered}) SELECT {sel.sql}, (SELECT COUNT(*) FROM m) "
-                    f"FROM {table} t WHERE t.id IN (SELECT m.id FROM m ORDER BY {m_order} "
-                    f"LIMIT ? OFFSET ?) ORDER BY {ordering}"
-                )
-            elif counted:
-                page_sql = (
-                    f"SELECT {sel.sql}, w.total FROM {table} t JOIN (SELECT t.id, "
-                    f"COUNT(*) OVER () AS total FROM {table} t{filtered} ORDER BY {ordering} "
-                    f"LIMIT ? OFFSET ?) w ON w.id = t.id ORDER BY {ordering}"
-                )
-            elif simple or self.dialect != "sqlite":
-                page_sql = (
-                    f"SELECT {sel.sql} FROM {table} t{filtered} ORDER BY {ordering} "
-                    "LIMIT ? OFFSET ?"
-                )
-            else:
-                # sort ids and sort keys only, then fetch the page's rows: SQLite's sorter
-                # would otherwise carry every matching row whole
-                page_sql = (
-                    f"SELECT {sel.sql} FROM {table} t WHERE t.id IN (SELECT t.id FROM "
-                    f"{table} t{filtered} ORDER BY {ordering} LIMIT ? OFFSET ?) "
-                    f"ORDER BY {ordering}"
-                )
+        plan = self._statements.get(key)
+        if plan is None:
+            plan = self._plan(spec.fields, where, order, counted, fixed)
             if len(self._statements) > 2000:
                 self._statements.clear()
-            self._statements[key] = page_sql
-        count_key = ("count", where)
-        count_sql = self._statements.get(count_key)
-        if count_sql is None:
-            count_sql = f'SELECT COUNT(*) FROM "{self.ct.table}" t' + (
-                f" WHERE {where}" if where else ""
-            )
-            self._statements[count_key] = count_sql
+            self._statements[key] = plan
+        page_sql, count_sql, walk_sql, in_page = plan
         page = spec.pagination
-        return page_sql, [*params, page.size, page.offset], count_sql, params, counted
+        return FindPlan(
+            page_sql,
+            [*params, page.size, page.offset],
+            count_sql,
+            params,
+            counted=in_page,
+            walk=walk_sql,
+        )
+
+    def _plan(
+        self,
+        fields: list[str] | None,
+        where: str,
+        order: tuple[tuple[str, bool], ...],
+        counted: bool,
+        fixed: bool,
+    ) -> tuple[str, str, str | None, bool]:
+        """(page, count, walk or None, whether the page carries the count)."""
+        sqlite = self.dialect == "sqlite"
+        simple = not order or order == (("id", False),)
+        sel = self.selection(fields)
+        table = f'"{self.ct.table}"'
+        # with its version set fixed, SQLite reads the scan index or a sort index by name:
+        # its planner would otherwise walk a sort index for any page sorted on its column
+        scan = f"{table} t{self._scan if fixed else ''}"
+        filtered = f" WHERE {where}" if where else ""
+        ordering = self._order(order)
+        count = f"SELECT COUNT(*) FROM {scan}{filtered}"
+        sorted_ids = (
+            f"SELECT {sel.sql} FROM {table} t WHERE t.id IN (SELECT t.id FROM {scan}{filtered} "
+            f"ORDER BY {ordering} LIMIT ? OFFSET ?) ORDER BY {ordering}"
+        )
+        walk_index = self._sort_indexes.get(order[0][0]) if order and fixed else None
+        if counted and walk_index is not None:
+            walk = (
+                f'SELECT {sel.sql} FROM {table} t INDEXED BY "{walk_index}"{filtered} '
+                f"ORDER BY {ordering} LIMIT ? OFFSET ?"
+            )
+            return sorted_ids, count, walk, False
+        if counted and sqlite and MATERIALIZED_CTE:
+            # the matching ids and sort keys, kept once: the page and the count both read
+            # them (SQLite's window count buffers and sorts every matching row whole, about
+            # twice the cost on a 1,000-row match)
+            keys = ", ".join(f"{_sort_expr(c)} AS k{i}" for i, (c, _) in enumerate(order))
+            m_order = self._order(order, lambda i, column: f"m.k{i}", "m.id")
+            page = (
+                f"WITH m AS MATERIALIZED (SELECT t.id{', ' if keys else ''}{keys} "
+                f"FROM {scan}{filtered}) SELECT {sel.sql}, (SELECT COUNT(*) FROM m) "
+                f"FROM {table} t WHERE t.id IN (SELECT m.id FROM m ORDER BY {m_order} "
+                f"LIMIT ? OFFSET ?) ORDER BY {ordering}"
+            )
+            return page, count, None, True
+        if counted:
+            page = (
+                f"SELECT {sel.sql}, w.total FROM {table} t JOIN (SELECT t.id, "
+                f"COUNT(*) OVER () AS total FROM {table} t{filtered} ORDER BY {ordering} "
+                f"LIMIT ? OFFSET ?) w ON w.id = t.id ORDER BY {ordering}"
+            )
+            return page, count, None, True
+        if simple or not sqlite:
+            page = f"SELECT {sel.sql} FROM {scan}{filtered} ORDER BY {ordering} LIMIT ? OFFSET ?"
+            return page, count, None, False
+        # sort ids and sort keys only, then fetch the page's rows: SQLite's sorter would
+        # otherwise carry every matching row whole
+        return sorted_ids, count, None, False
 
     def _order(
         self,
@@ -234,12 +293,11 @@ class TypeReader:
     ) -> str:
         items = []
         for i, (column, desc) in enumerate(order):
-            direction = "DESC" if desc else "ASC"
-            if self.dialect == "sqlite":
-                # match PostgreSQL: NULLs sort as the largest values
-                direction += " NULLS FIRST" if desc else " NULLS LAST"
             ref = target(i, column) if target is not None else _sort_expr(column)
-            items.append(f"{ref} {direction}")
+            if column == "id":
+                items.append(f"{ref} {'DESC' if desc else 'ASC'}")
+            else:
+                items.append(order_term(ref, desc, self.dialect, not column.startswith("(")))
         if not any(column == "id" for column, _ in order):
             items.append(f"{id_ref} ASC")
         return ", ".join(items)

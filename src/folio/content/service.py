@@ -58,28 +58,36 @@ class DocumentService:
     # ------------------------------------------------------------------ reads
     async def find(self, ct: ContentType, spec: QuerySpec) -> tuple[list[dict[str, Any]], int]:
         reader = self.reader(ct)
-        page_sql, page_params, count_sql, count_params, counted = reader.find_statements(spec)
+        plan = reader.find_statements(spec)
         sel = reader.selection(spec.fields)
-        with_count = spec.pagination.with_count
-
+        page = spec.pagination
         populate = spec.populate
         ctx = ReadContext(spec.status, spec.locale or self.default_locale)
 
         def program() -> Program:
-            if counted:
-                rows = yield query(page_sql, page_params)
+            if plan.walk is not None:
+                counts = yield query(plan.count, plan.count_params)
+                total = counts[0][0]
+                if total <= page.offset:
+                    rows = []
+                elif plan.walks(total, page.offset, page.size):
+                    rows = yield query(plan.walk, plan.page_params)
+                else:
+                    rows = yield query(plan.page, plan.page_params)
+            elif plan.counted:
+                rows = yield query(plan.page, plan.page_params)
                 if rows:
                     total = int(rows[0][-1])
                 else:
-                    got = yield query(count_sql, count_params)
+                    got = yield query(plan.count, plan.count_params)
                     total = got[0][0]
-            elif with_count:
+            elif page.with_count:
                 rows, counts = yield Batch(
-                    [query(page_sql, page_params), query(count_sql, count_params)]
+                    [query(plan.page, plan.page_params), query(plan.count, plan.count_params)]
                 )
                 total = counts[0][0]
             else:
-                rows = yield query(page_sql, page_params)
+                rows = yield query(plan.page, plan.page_params)
                 total = -1
             docs = sel.documents(rows)
             if populate:

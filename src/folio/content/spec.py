@@ -6,6 +6,7 @@ field's type are `ValidationError`s naming the offending key."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -245,26 +246,15 @@ class FilterBuilder:
         nodes: list[Node] = []
         for key, value in raw.items():
             if key in ("$and", "$or"):
-                items = (
-                    value
-                    if isinstance(value, list)
-                    else (
-                        list(value.values())
-                        if isinstance(value, dict) and value and all(k.isdigit() for k in value)
-                        else [value]
-                    )
+                group = self.group(
+                    key,
+                    value,
+                    path,
+                    lambda item, at: self.build(schema, item, at),
+                    "expected an object of filters",
                 )
-                children = []
-                for i, item in enumerate(items):
-                    if not isinstance(item, dict):
-                        raise self.invalid_value(
-                            [*path, key, str(i)], item, "expected an object of filters"
-                        )
-                    child = self.build(schema, item, [*path, key, str(i)])
-                    if child is not None:
-                        children.append(child)
-                if children:
-                    nodes.append(Group("AND" if key == "$and" else "OR", children))
+                if group is not None:
+                    nodes.append(group)
             elif key == "$not":
                 child = self.build(schema, value, [*path, key])
                 if child is not None:
@@ -291,6 +281,32 @@ class FilterBuilder:
         if not nodes:
             return None
         return nodes[0] if len(nodes) == 1 else Group("AND", nodes)
+
+    def group(
+        self,
+        op: str,
+        raw: Any,
+        path: list[str],
+        build: Callable[[dict[str, Any], list[str]], Node | None],
+        expected: str,
+    ) -> Node | None:
+        """`$and` / `$or`: a list of objects (or one object, or an object with index keys
+        as `qs` writes long arrays), each built by `build`; empty members are dropped."""
+        if isinstance(raw, list):
+            items = raw
+        elif isinstance(raw, dict) and raw and all(k.isdigit() for k in raw):
+            items = list(raw.values())
+        else:
+            items = [raw]
+        children = []
+        for i, item in enumerate(items):
+            at = [*path, op, str(i)]
+            if not isinstance(item, dict):
+                raise self.invalid_value(at, item, expected)
+            child = build(item, at)
+            if child is not None:
+                children.append(child)
+        return Group("AND" if op == "$and" else "OR", children) if children else None
 
     def related(self, schema: Schema, attr: Attribute, raw: Any, path: list[str]) -> Node | None:
         assert self.registry is not None
@@ -356,16 +372,15 @@ class FilterBuilder:
         nodes: list[Node] = []
         for op, value in raw.items():
             if op in ("$and", "$or"):
-                items = value if isinstance(value, list) else [value]
-                children = []
-                for i, item in enumerate(items):
-                    if not isinstance(item, dict):
-                        raise self.invalid_value(
-                            [*path, op, str(i)], item, "expected an object of operators"
-                        )
-                    children.append(self.field_filter(ref, item, [*path, op, str(i)]))
-                if children:
-                    nodes.append(Group("AND" if op == "$and" else "OR", children))
+                group = self.group(
+                    op,
+                    value,
+                    path,
+                    lambda item, at: self.field_filter(ref, item, at),
+                    "expected an object of operators",
+                )
+                if group is not None:
+                    nodes.append(group)
             elif op == "$not":
                 nodes.append(Not(self.field_filter(ref, value, [*path, op])))
             elif op in ref.kind.operators:
@@ -423,8 +438,7 @@ def _names(path: list[str]) -> list[str]:
 
 def _field_path(path: list[str]) -> str | None:
     """The path of the enclosing field (logical groups and indexes left out)."""
-    names = [p for p in path if not p.startswith("$") and not p.isdigit()]
-    return ".".join(names) or None
+    return ".".join(_names(path)) or None
 
 
 def invalid_key(key: str, path: str | None, param: str, source: str = "query") -> ValidationError:

@@ -36,9 +36,12 @@ class Table:
     indexes: list[Index] = field(default_factory=list)
     # names of indexes an earlier layout created and this one replaces: dropped at sync
     retired: list[str] = field(default_factory=list)
-    # a family of indexes whose name carries their definition: members not in `indexes`
-    # are outdated and dropped at sync
-    family: str | None = None
+    # families of indexes whose names carry their definition (name prefixes): members not
+    # in `indexes` are outdated and dropped at sync
+    families: tuple[str, ...] = ()
+
+    def in_family(self, name: str) -> bool:
+        return any(name.startswith(prefix) for prefix in self.families)
 
 
 def _pk() -> Column:
@@ -199,8 +202,63 @@ def build_layout(registry: Registry) -> list[Table]:
     return tables
 
 
-# at most this many attribute columns in a scan index (each adds to every entry)
+# at most this many attribute columns in a scan index (each adds to every entry), and at
+# most this many sort indexes per content type (each costs every write a little)
 SCAN_INDEX_ATTRIBUTES = 16
+
+# the version set a list reads: one locale, drafts or published versions
+LIST_KEY = "locale, (published_at IS NULL)"
+
+
+def version_key(ct: ContentType) -> list[str]:
+    """SQLite: the columns a list of one version set fixes, as its statements write them
+    (a type's reads constrain the locale only where it is localized, the published flag
+    only where it has drafts): the leading columns of its scan and sort indexes."""
+    key = ["locale"] if ct.localized else []
+    if ct.draft_and_publish:
+        key.append("(published_at IS NULL)")
+    return key
+
+
+def _narrow(ct: ContentType) -> list[Attribute]:
+    return [a for a in ct.scalar_attributes if a.kind.is_narrow(a) and a.column]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+def _scan_expr(ct: ContentType) -> str:
+    covered = ["document_id", "published_at", "created_at", "updated_at"]
+    covered += [f'"{a.column}"' for a in _narrow(ct)[:SCAN_INDEX_ATTRIBUTES]]
+    return ", ".join([*version_key(ct), "id", *covered])
+
+
+def scan_index_name(ct: ContentType) -> str:
+    """SQLite: the covering index over the list key, id and the small columns."""
+    return f"{ct.table}_scan_{_digest(_scan_expr(ct))}"
+
+
+def sort_key(column: str, alias: str = "") -> str:
+    """The leading sort expression of a column on SQLite, where NULLs sort first by
+    default: `(c IS NULL)` puts them last ascending and first descending, as PostgreSQL
+    does, in a form an index can carry."""
+    ref = f'{alias}."{column}"' if alias else f'"{column}"'
+    return f"({ref} IS NULL)"
+
+
+def _sort_expr(ct: ContentType, column: str) -> str:
+    return ", ".join([*version_key(ct), sort_key(column), f'"{column}"'])
+
+
+@cache
+def sort_indexes(ct: ContentType) -> dict[str, str]:
+    """SQLite: column -> name of the index that walks one version set in that column's
+    order (the timestamps and the small attributes other than booleans). A sorted,
+    filtered page whose filter matches many rows walks it and stops after the page."""
+    columns = ["created_at", "updated_at", "published_at"]
+    columns += [str(a.column) for a in _narrow(ct)[:SCAN_INDEX_ATTRIBUTES] if a.type != "boolean"]
+    return {c: f"{ct.table}_sort_{_digest(_sort_expr(ct, c))}" for c in columns}
 
 
 def _content_table(ct: ContentType) -> Table:
@@ -233,18 +291,18 @@ def _content_table(ct: ContentType) -> Table:
     # columns, so that filters, sorts and counts over them and narrow selections (a
     # populated inverse relation asking for a few fields) read the index alone instead of
     # one table page per row. PostgreSQL keeps it narrow (its index entries are bounded in
-    # size and an index-only scan depends on the visibility map).
-    list_key = "locale, (published_at IS NULL)"
-    covered = ["document_id", "published_at", "created_at", "updated_at"]
-    covered += [f'"{a.column}"' for a in narrow[:SCAN_INDEX_ATTRIBUTES] if a.column]
-    scan_expr = f"{list_key}, id, {', '.join(covered)}"
-    digest = hashlib.sha1(scan_expr.encode()).hexdigest()[:10]
+    # size and an index-only scan depends on the visibility map), and its planner chooses
+    # between walking and sorting from statistics; SQLite's reads name their index.
     t.indexes = [
         Index(f"{ct.table}_version_uq", VERSION_KEY, unique=True),
-        Index(f"{ct.table}_list_idx", list_key, dialect="postgres"),
-        Index(f"{ct.table}_scan_{digest}", scan_expr, dialect="sqlite"),
+        Index(f"{ct.table}_list_idx", LIST_KEY, dialect="postgres"),
+        Index(scan_index_name(ct), _scan_expr(ct), dialect="sqlite"),
         Index(f"{ct.table}_document_idx", "document_id"),
+        *(
+            Index(name, _sort_expr(ct, column), dialect="sqlite")
+            for column, name in sort_indexes(ct).items()
+        ),
     ]
-    t.family = f"{ct.table}_scan_"
+    t.families = (f"{ct.table}_scan_", f"{ct.table}_sort_")
     t.retired = [f"{ct.table}_list_idx"]  # on SQLite, replaced by the scan index
     return t

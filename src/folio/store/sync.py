@@ -118,7 +118,7 @@ def _sync_indexes(dialect: str, table: Table, changes: list[str]) -> Program:
     names = {i.name for i in wanted}
     present = yield from _existing_indexes(dialect, table.name)
     for name in sorted(present - names):
-        if name in table.retired or (table.family and name.startswith(table.family)):
+        if name in table.retired or table.in_family(name):
             yield execute(f'DROP INDEX IF EXISTS "{name}"')
             changes.append(f"dropped index {name}")
     for index in wanted:
@@ -139,7 +139,7 @@ def _change_type(dialect: str, table: Table, col: Column, old: str, changes: lis
             # first (the index sync that follows makes them again)
             present = yield from _existing_indexes(dialect, table.name)
             for name in sorted(present):
-                if table.family and name.startswith(table.family):
+                if table.in_family(name):
                     yield execute(f'DROP INDEX IF EXISTS "{name}"')
             yield execute(f'ALTER TABLE "{table.name}" DROP COLUMN "{col.name}"')
             yield execute(f'ALTER TABLE "{table.name}" ADD COLUMN "{col.name}" {col.sql[dialect]}')

@@ -130,6 +130,16 @@ class ContentEndpoints:
             return await self._run(request, ct, "delete", self._delete, document_id)
         raise MethodNotAllowedError()
 
+    def _spec(
+        self,
+        parse: Callable[..., QuerySpec],
+        ct: ContentType,
+        params: dict[str, Any],
+        principal: Principal,
+    ) -> QuerySpec:
+        """The query's spec; relations the caller may not `find` are left out."""
+        return parse(ct, params, self.settings, self.dialect, self.registry, principal.can_find)
+
     def _check_drafts(self, ct: ContentType, spec: QuerySpec, principal: Principal) -> None:
         if (
             spec.status == "draft"
@@ -141,14 +151,7 @@ class ContentEndpoints:
     async def _find(
         self, request: Request, ct: ContentType, _: str | None, principal: Principal
     ) -> Response:
-        spec = parse_find(
-            ct,
-            query_params(request),
-            self.settings,
-            self.dialect,
-            self.registry,
-            principal.can_find,
-        )
+        spec = self._spec(parse_find, ct, query_params(request), principal)
         self._check_drafts(ct, spec, principal)
         docs, total = await self.folio.documents.find(ct, spec)
         return json_response({"data": docs, "meta": page_meta(spec.pagination, total)})
@@ -156,14 +159,7 @@ class ContentEndpoints:
     async def _find_one(
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
     ) -> Response:
-        spec = parse_read(
-            ct,
-            query_params(request),
-            self.settings,
-            self.dialect,
-            self.registry,
-            principal.can_find,
-        )
+        spec = self._spec(parse_read, ct, query_params(request), principal)
         self._check_drafts(ct, spec, principal)
         doc = await self.folio.documents.find_one(ct, document_id or "", spec)
         if doc is None:
@@ -174,9 +170,7 @@ class ContentEndpoints:
         self, request: Request, ct: ContentType, _: str | None, principal: Principal
     ) -> Response:
         params = query_params(request)
-        spec = parse_read(
-            ct, params, self.settings, self.dialect, self.registry, principal.can_find
-        )
+        spec = self._spec(parse_read, ct, params, principal)
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         locale = parse_locale(ct, _body_locale(ct, data, params), self.settings)
         doc = await self.folio.documents.create(
@@ -189,9 +183,7 @@ class ContentEndpoints:
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
     ) -> Response:
         params = query_params(request)
-        spec = parse_read(
-            ct, params, self.settings, self.dialect, self.registry, principal.can_find
-        )
+        spec = self._spec(parse_read, ct, params, principal)
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         if "locale" in data and ct.localized and data["locale"] not in (None, spec.locale):
             raise ValidationError(

@@ -308,6 +308,18 @@ def _sort_paths(raw: Any) -> dict[str, Any]:
     return out
 
 
+def _read_spec(
+    ct: ContentType, params: dict[str, Any], settings: Settings, every_locale: bool
+) -> QuerySpec:
+    """The spec's `status`, `locale` (`*` = every locale where allowed) and `fields`."""
+    spec = QuerySpec()
+    spec.status = parse_status(ct, params.get("status"))
+    raw = params.get("locale")
+    spec.locale = None if every_locale and raw == "*" else parse_locale(ct, raw, settings)
+    spec.fields = parse_fields(ct, params.get("fields"))
+    return spec
+
+
 def parse_find(
     ct: ContentType,
     params: dict[str, Any],
@@ -316,11 +328,7 @@ def parse_find(
     registry: Registry,
     visible: Visible | None = None,
 ) -> QuerySpec:
-    spec = QuerySpec()
-    spec.status = parse_status(ct, params.get("status"))
-    every_locale = params.get("locale") == "*"
-    spec.locale = None if every_locale else parse_locale(ct, params.get("locale"), settings)
-    spec.fields = parse_fields(ct, params.get("fields"))
+    spec = _read_spec(ct, params, settings, every_locale=True)
     spec.sort = parse_sort(ct, params.get("sort"))
     spec.pagination = parse_pagination(params.get("pagination"), settings)
     filters = params.get("filters")
@@ -349,9 +357,6 @@ def parse_read(
     visible: Visible | None = None,
 ) -> QuerySpec:
     """Parameters of findOne and of write responses: fields, populate, locale, status."""
-    spec = QuerySpec()
-    spec.status = parse_status(ct, params.get("status"))
-    spec.locale = parse_locale(ct, params.get("locale"), settings)
-    spec.fields = parse_fields(ct, params.get("fields"))
+    spec = _read_spec(ct, params, settings, every_locale=False)
     parse_populate(ct, params, spec, registry, dialect, visible)
     return spec
