@@ -208,6 +208,8 @@ SCAN_INDEX_ATTRIBUTES = 16
 
 # the version set a list reads: one locale, drafts or published versions
 LIST_KEY = "locale, (published_at IS NULL)"
+# PostgreSQL's list index: one version set in id order (a default page stops after a page)
+PG_LIST = f"{LIST_KEY}, id"
 
 
 def version_key(ct: ContentType) -> list[str]:
@@ -295,7 +297,7 @@ def _content_table(ct: ContentType) -> Table:
     # between walking and sorting from statistics; SQLite's reads name their index.
     t.indexes = [
         Index(f"{ct.table}_version_uq", VERSION_KEY, unique=True),
-        Index(f"{ct.table}_list_idx", LIST_KEY, dialect="postgres"),
+        Index(f"{ct.table}_scan_{_digest(PG_LIST)}", PG_LIST, dialect="postgres"),
         Index(scan_index_name(ct), _scan_expr(ct), dialect="sqlite"),
         Index(f"{ct.table}_document_idx", "document_id"),
         *(
@@ -304,5 +306,5 @@ def _content_table(ct: ContentType) -> Table:
         ),
     ]
     t.families = (f"{ct.table}_scan_", f"{ct.table}_sort_")
-    t.retired = [f"{ct.table}_list_idx"]  # on SQLite, replaced by the scan index
+    t.retired = [f"{ct.table}_list_idx"]  # without id: replaced by the scan index
     return t
