@@ -20,6 +20,7 @@ from folio.store.layout import (
     components_table_name,
     link_table_name,
     target_join,
+    version_flag,
 )
 from folio.store.program import Program, query
 
@@ -232,11 +233,6 @@ class Populator:
         self.file_type = registry.content_types["plugin::upload.file"]
         self._selections: dict[tuple[str, tuple[str, ...] | None], Selection] = {}
 
-    def _flag(self, value: bool) -> str:
-        if self.dialect == "sqlite":
-            return "1" if value else "0"
-        return "TRUE" if value else "FALSE"
-
     def selection(self, schema: Schema, fields: list[str] | None) -> Selection:
         key = (schema.uid, tuple(fields) if fields is not None else None)
         sel = self._selections.get(key)
@@ -301,7 +297,7 @@ class Populator:
             order = "l.inv_position"
         if target.draft_and_publish:
             # the expression of the list index (locale, published flag, id)
-            conds.append(f"(t.published_at IS NULL) = {self._flag(ctx.status != 'published')}")
+            conds.append(version_flag("t", ctx.status != "published", self.dialect))
         if entry.filters is not None:
             text, more = compile_where(entry.filters, self.dialect, "t")
             conds.append(text)

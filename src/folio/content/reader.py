@@ -14,7 +14,7 @@ from folio.content.spec import QuerySpec
 from folio.content.where import compile_where
 from folio.schema.kinds import Converter, timestamp_expr
 from folio.schema.model import ContentType, Schema
-from folio.store.layout import scan_index_name, sort_indexes
+from folio.store.layout import scan_index_name, sort_indexes, version_flag
 
 Row = Sequence[Any]
 
@@ -174,22 +174,16 @@ class TypeReader:
     def version_where(
         self, status: str, locale: str | None, alias: str = "t"
     ) -> tuple[list[str], list[Any]]:
-        """Conditions choosing one version per document: status and locale. The status is
-        written as `(published_at IS NULL) = <flag>`, the expression of the list index
-        (locale, (published_at IS NULL)), whose entries are in id order: a default page is
-        an index walk that stops after one page."""
+        """Conditions choosing one version per document: status and locale, in the form of
+        the list indexes, whose entries are in id order: a default page is an index walk that
+        stops after one page."""
         parts: list[str] = []
         params: list[Any] = []
         if self.ct.localized and locale is not None:  # None: every locale (`locale=*`)
             parts.append(f"{alias}.locale = ?")
             params.append(locale)
         if self.ct.draft_and_publish:
-            draft = status != "published"
-            if self.dialect == "sqlite":
-                flag = "1" if draft else "0"
-            else:
-                flag = "TRUE" if draft else "FALSE"
-            parts.append(f"({alias}.published_at IS NULL) = {flag}")
+            parts.append(version_flag(alias, status != "published", self.dialect))
         return parts, params
 
     def find_statements(self, spec: QuerySpec) -> FindPlan:
@@ -313,13 +307,9 @@ class TypeReader:
         sql = self._statements.get(key)
         if sql is None:
             sel = self.selection(fields)
-            if self.dialect == "sqlite":
-                flag = "1" if draft else "0"
-            else:
-                flag = "TRUE" if draft else "FALSE"
             where = (
                 f"t.document_id = ? AND COALESCE(t.locale, '') = ? AND "
-                f"(t.published_at IS NULL) = {flag}"
+                f"{version_flag('t', draft, self.dialect)}"
             )
             sql = f'SELECT {sel.sql} FROM "{self.ct.table}" t WHERE {where} LIMIT 1'
             self._statements[key] = sql

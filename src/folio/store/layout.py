@@ -27,6 +27,7 @@ class Index:
     expr: str
     unique: bool = False
     dialect: str | None = None  # None: every dialect
+    where: str | None = None  # a partial index's predicate
 
 
 @dataclass
@@ -208,8 +209,31 @@ SCAN_INDEX_ATTRIBUTES = 16
 
 # the version set a list reads: one locale, drafts or published versions
 LIST_KEY = "locale, (published_at IS NULL)"
-# PostgreSQL's list index: one version set in id order (a default page stops after a page)
-PG_LIST = f"{LIST_KEY}, id"
+
+
+def version_flag(alias: str, draft: bool, dialect: str) -> str:
+    """The condition choosing drafts or published versions, in the form each database's
+    list indexes answer: SQLite indexes the expression `(published_at IS NULL)`; PostgreSQL
+    rewrites that comparison to `published_at IS [NOT] NULL` and keeps one partial index per
+    status."""
+    if dialect == "sqlite":
+        return f"({alias}.published_at IS NULL) = {1 if draft else 0}"
+    return f"{alias}.published_at IS {'' if draft else 'NOT '}NULL"
+
+
+def _pg_list_indexes(ct: ContentType) -> list[Index]:
+    """PostgreSQL: one version set in id order, a partial index per status where the type
+    has drafts (a default page walks it and stops after the page)."""
+    wheres: list[str | None] = (
+        ["published_at IS NOT NULL", "published_at IS NULL"] if ct.draft_and_publish else [None]
+    )
+    out = []
+    for where in wheres:
+        digest = _digest(f"locale, id WHERE {where}")
+        out.append(
+            Index(f"{ct.table}_scan_{digest}", "locale, id", dialect="postgres", where=where)
+        )
+    return out
 
 
 def version_key(ct: ContentType) -> list[str]:
@@ -297,7 +321,7 @@ def _content_table(ct: ContentType) -> Table:
     # between walking and sorting from statistics; SQLite's reads name their index.
     t.indexes = [
         Index(f"{ct.table}_version_uq", VERSION_KEY, unique=True),
-        Index(f"{ct.table}_scan_{_digest(PG_LIST)}", PG_LIST, dialect="postgres"),
+        *_pg_list_indexes(ct),
         Index(scan_index_name(ct), _scan_expr(ct), dialect="sqlite"),
         Index(f"{ct.table}_document_idx", "document_id"),
         *(

@@ -125,8 +125,9 @@ def _sync_indexes(dialect: str, table: Table, changes: list[str]) -> Program:
         if index.name in present:
             continue
         kind = "UNIQUE INDEX" if index.unique else "INDEX"
+        where = f" WHERE {index.where}" if index.where else ""
         yield execute(
-            f'CREATE {kind} IF NOT EXISTS "{index.name}" ON "{table.name}" ({index.expr})'
+            f'CREATE {kind} IF NOT EXISTS "{index.name}" ON "{table.name}" ({index.expr}){where}'
         )
 
 
