@@ -30,7 +30,13 @@ _PATTERN_OPS = {
 def shape_of(node: Node) -> Shape:
     if isinstance(node, Cond):
         n = len(node.value) if node.op in ("$in", "$notIn") else 0
-        flag = bool(node.value) if node.op in ("$null", "$notNull") else None
+        flag: bool | None = None
+        if node.op in ("$null", "$notNull"):
+            flag = bool(node.value)
+        elif node.op in _PATTERN_OPS:
+            # whether the LIKE pattern needs its escape character (SQLite's LIKE runs
+            # measurably faster without an ESCAPE clause)
+            flag = any(ch in _LIKE_SPECIAL for ch in str(node.value))
         return ("c", node.field, node.op, n, flag)
     if isinstance(node, Group):
         return ("g", node.op, tuple(shape_of(c) for c in node.children))
@@ -74,6 +80,9 @@ def params_of(node: Node, dialect: str, out: list[Any]) -> None:
         params_of(node.child, dialect, out)
     else:
         params_of(node.child, dialect, out)
+
+
+_LIKE_SPECIAL = frozenset("\\%_")
 
 
 def _escape_like(text: str) -> str:
@@ -129,7 +138,7 @@ def where_sql(shape: Shape, dialect: str, alias: str) -> str:
     sqlite_op, pg_op, _, _, negated = _PATTERN_OPS[op]
     col = _column(alias, ref, dialect, True)
     sql_op = sqlite_op if dialect == "sqlite" else pg_op
-    escape = " ESCAPE '\\'" if sql_op in ("LIKE", "ILIKE") else ""
+    escape = " ESCAPE '\\'" if sql_op in ("LIKE", "ILIKE") and flag else ""
     return f"{col} {'NOT ' if negated else ''}{sql_op} ?{escape}"
 
 
