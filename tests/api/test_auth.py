@@ -467,6 +467,10 @@ def test_relations_without_find_are_left_out_of_populate_and_refused_in_filters(
     assert error(r) == (400, "ValidationError", "Invalid key category")
     public = api.get("/api/articles?populate=category&filters[category][name][$eq]=News").json()
     assert public["data"][0]["category"]["name"] == "News"
+    # the same URL, asked by callers who see different relations, in turn
+    for headers, shown in ((custom, False), ({}, True), (full, True), (custom, False)):
+        doc = api.get("/api/articles?populate=category", headers=headers).json()["data"][0]
+        assert ("category" in doc) is shown
 
 
 # ---------------------------------------------------------------- policies and middlewares

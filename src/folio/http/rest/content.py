@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from folio.http.app import Folio
 
 EMPTY: dict[str, Any] = {}
+# parsed read specs kept (per distinct query string and caller visibility)
+SPEC_CACHE = 1024
 
 
 def query_params(request: Request) -> dict[str, Any]:
@@ -73,6 +75,7 @@ class ContentEndpoints:
         self.registry = folio.registry
         self.dialect = folio.db.dialect
         self.pipeline = folio.pipeline
+        self._specs: dict[tuple[Any, ...], QuerySpec] = {}
 
     def _type(self, request: Request) -> ContentType:
         ct = self.routes.get(request.path_params["name"])
@@ -140,6 +143,30 @@ class ContentEndpoints:
         """The query's spec; relations the caller may not `find` are left out."""
         return parse(ct, params, self.settings, self.dialect, self.registry, principal.can_find)
 
+    def _read_spec(
+        self,
+        parse: Callable[..., QuerySpec],
+        request: Request,
+        ct: ContentType,
+        principal: Principal,
+    ) -> QuerySpec:
+        """The spec of a read, parsed once per query string and caller's visibility: the
+        same list and document URLs come back again and again. Specs are read-only."""
+        key = (
+            parse,
+            ct.uid,
+            request.scope.get("query_string", b""),
+            principal.scope,
+            principal.permissions,
+        )
+        spec = self._specs.get(key)
+        if spec is None:
+            spec = self._spec(parse, ct, query_params(request), principal)
+            if len(self._specs) >= SPEC_CACHE:
+                self._specs.clear()
+            self._specs[key] = spec
+        return spec
+
     def _check_drafts(self, ct: ContentType, spec: QuerySpec, principal: Principal) -> None:
         if (
             spec.status == "draft"
@@ -151,7 +178,7 @@ class ContentEndpoints:
     async def _find(
         self, request: Request, ct: ContentType, _: str | None, principal: Principal
     ) -> Response:
-        spec = self._spec(parse_find, ct, query_params(request), principal)
+        spec = self._read_spec(parse_find, request, ct, principal)
         self._check_drafts(ct, spec, principal)
         docs, total = await self.folio.documents.find(ct, spec)
         return json_response({"data": docs, "meta": page_meta(spec.pagination, total)})
@@ -159,7 +186,7 @@ class ContentEndpoints:
     async def _find_one(
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
     ) -> Response:
-        spec = self._spec(parse_read, ct, query_params(request), principal)
+        spec = self._read_spec(parse_read, request, ct, principal)
         self._check_drafts(ct, spec, principal)
         doc = await self.folio.documents.find_one(ct, document_id or "", spec)
         if doc is None:
