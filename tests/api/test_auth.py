@@ -530,6 +530,34 @@ def test_policies_and_middlewares_on_generated_routes(backend: str, tmp_path: Pa
         ]
 
 
+BROKEN = """
+def register(app):
+    async def broken(request, call_next):
+        raise RuntimeError("secret internals")
+
+    app.hooks.route("api::tag.tag.find", middlewares=[broken])
+"""
+
+
+def test_a_failing_hook_answers_500_without_internals(backend: str, tmp_path: Path) -> None:
+    app = make_auth_app(tmp_path)
+    (app / "src" / "index.py").write_text(BROKEN)
+    for api in auth_api(backend, app):
+        r = api.get("/api/tags")
+        assert r.status_code == 500
+        assert r.json() == {
+            "data": None,
+            "error": {
+                "status": 500,
+                "name": "InternalServerError",
+                "message": "Internal Server Error",
+                "details": {},
+            },
+        }
+        assert "secret" not in r.text
+        assert api.get("/api/articles").status_code == 200
+
+
 def test_an_unknown_policy_stops_start_up(tmp_path: Path) -> None:
     from folio.errors import ConfigError
     from folio.http.app import load_app

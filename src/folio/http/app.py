@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import Scope
+from starlette.types import Receive, Scope, Send
 
 from folio.auth.access import AccessControl
 from folio.auth.jwt import JwtCodec
@@ -142,6 +142,37 @@ class ContentRoute(Route):
         return match, child
 
 
+class FolioApp(Starlette):
+    """The Starlette app, with the generated content routes dispatched before its middleware
+    and route table: a content request goes straight to its endpoint (the same endpoint and
+    error handling the routes below give it), everything else through Starlette."""
+
+    content: tuple[Any, Any, set[str]] | None = None  # (root, document, type names)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.content is not None and not scope.get("root_path"):
+            path: str = scope["path"]
+            if path.startswith("/api/"):
+                root, document, names = self.content
+                name, slash, document_id = path[5:].partition("/")
+                if name in names and (not slash or (document_id and "/" not in document_id)):
+                    scope["app"] = self
+                    params = {"name": name, "document_id": document_id} if slash else {"name": name}
+                    scope["path_params"] = params
+                    request = Request(scope, receive, send)
+                    try:
+                        response = await (document if slash else root)(request)
+                    except FolioError as exc:
+                        response = error_response(exc)
+                    except HTTPException as exc:
+                        response = await _http_error(request, exc)
+                    except Exception as exc:
+                        response = await _unexpected(request, exc)
+                    await response(scope, receive, send)
+                    return
+        await super().__call__(scope, receive, send)
+
+
 def build_asgi(folio: Folio) -> Starlette:
     endpoints = ContentEndpoints(folio)
 
@@ -178,7 +209,8 @@ def build_asgi(folio: Folio) -> Starlette:
         HTTPException: _http_error,
         Exception: _unexpected,
     }
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+    app = FolioApp(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+    app.content = (endpoints.root, endpoints.document, names)
     app.state.folio = folio
     return app
 
