@@ -1032,6 +1032,73 @@ def test_nested_populate(api: Api, linked: dict[str, str]) -> None:
     assert got["category"]["parent"]["name"] == "Root"
 
 
+def test_populate_count(api: Api, linked: dict[str, str]) -> None:
+    """`populate[x][count]=true`: relations (both sides, xToOne too) and components answer
+    {"count": n}, filtered and in the read's status; media and zones populate whole."""
+    query = "?fields[0]=title&sort=title" + "".join(
+        f"&populate[{name}][count]=true" for name in ("tags", "category", "seo", "links")
+    )
+    docs = listing(api, "/api/articles" + query)
+    assert [(d["title"], d["tags"], d["category"], d["seo"], d["links"]) for d in docs] == [
+        ("Main", {"count": 3}, {"count": 1}, {"count": 1}, {"count": 1}),
+        ("Other", {"count": 0}, {"count": 1}, {"count": 0}, {"count": 0}),
+    ]
+    got = read(api, "articles", linked["article"], "?populate[tags][count]=1")
+    assert got["tags"] == {"count": 3}
+    got = read(
+        api,
+        "articles",
+        linked["article"],
+        "?populate[tags][count]=t"
+        "&populate[tags][filters][name][$in][0]=a&populate[tags][filters][name][$in][1]=c",
+    )
+    assert got["tags"] == {"count": 2}
+    # the inverse side, nested, and the status of the read
+    query = "?populate[articles][count]=true&filters[name][$eq]=News"
+    assert listing(api, "/api/categories" + query)[0]["articles"] == {"count": 2}
+    query = "?populate[category][populate][articles][count]=true"
+    got = read(api, "articles", linked["article"], query)
+    assert got["category"]["articles"] == {"count": 2}
+    assert got["category"]["name"] == "News"
+    # false populates the entries; media and dynamic zones ignore count
+    got = read(api, "articles", linked["article"], "?populate[tags][count]=false")
+    assert [t["name"] for t in got["tags"]] == ["b", "c", "a"]
+    query = (
+        "?populate[cover][count]=true&populate[gallery][count]=true&populate[blocks][count]=true"
+    )
+    got = read(api, "articles", linked["article"], query)
+    assert (got["cover"], got["gallery"], got["blocks"]) == (None, [], [])
+    # one statement per counted field, whatever the page size
+    before = api.statements()
+    listing(api, "/api/articles?populate[tags][count]=true&populate[seo][count]=true")
+    assert api.statements() - before <= 2 + 2
+
+
+def test_populate_count_draft_versions(api: Api, linked: dict[str, str]) -> None:
+    article(api, "Third", category=linked["news"])
+    doc = api.post(
+        "/api/articles?status=draft", {"data": {"title": "D", "category": linked["news"]}}
+    )
+    assert doc.status_code == 201, doc.text
+    query = "?populate[articles][count]=true&filters[name][$eq]=News"
+    assert listing(api, "/api/categories" + query)[0]["articles"] == {"count": 3}
+    assert listing(api, "/api/categories" + query + "&status=draft")[0]["articles"] == {"count": 4}
+
+
+@pytest.mark.parametrize("value", ["yes", "", "*"])
+def test_populate_count_refuses_other_values(api: Api, value: str) -> None:
+    error = failed(api.get(f"/api/articles?populate[tags][count]={value}"))
+    assert error["message"] == "Invalid key count at tags"
+    assert error["details"] == {
+        "key": "count",
+        "path": "tags",
+        "source": "query",
+        "param": "populate",
+    }
+    error = failed(api.get("/api/articles?populate[tags][count][0]=true"))
+    assert error["message"] == "Invalid key count at tags"
+
+
 def test_populate_with_filters_sort_and_fields(api: Api, linked: dict[str, str]) -> None:
     doc = linked["article"]
     got = read(api, "articles", doc, "?populate[tags][filters][name][$eq]=a")

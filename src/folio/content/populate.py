@@ -28,6 +28,7 @@ LINK_TYPES = frozenset({"relation", "media", "component", "dynamiczone"})
 TRUE = frozenset({"true", "*", "1", "t"})
 FALSE = frozenset({"false", "0", "f"})
 POPULATE_KEYS = frozenset({"fields", "filters", "sort", "populate", "on", "count"})
+COUNT_VALUES = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}
 
 
 @dataclass
@@ -39,6 +40,8 @@ class Populate:
     children: dict[str, Populate] = field(default_factory=dict)
     on: dict[str, dict[str, Populate]] = field(default_factory=dict)
     on_fields: dict[str, list[str] | None] = field(default_factory=dict)
+    # `count=true`: a relation or component answers {"count": n} instead of its entries
+    count: bool = False
 
 
 class PopulateParser:
@@ -165,6 +168,12 @@ class PopulateParser:
         for key in raw:
             if key not in POPULATE_KEYS:
                 raise invalid_key(key, ".".join(path), "populate")
+        if "count" in raw:
+            value = raw["count"]
+            if not isinstance(value, str) or value not in COUNT_VALUES:
+                raise invalid_key("count", ".".join(path), "populate")
+            # media and dynamic zones populate whole, as the reference does
+            entry.count = COUNT_VALUES[value] and attr.type in ("relation", "component")
         target = self.target(attr)
         if attr.type == "dynamiczone":
             on = raw.get("on")
@@ -302,6 +311,12 @@ class Populator:
             text, more = compile_where(entry.filters, self.dialect, "t")
             conds.append(text)
             params.extend(more)
+        key = "id" if attr.mapped_by is None else "documentId"
+        joined = f'FROM "{link}" l JOIN "{target.table}" t ON {on} WHERE {" AND ".join(conds)}'
+        if entry.count:
+            counted = yield query(f"SELECT {parent}, COUNT(*) {joined} GROUP BY {parent}", params)
+            _set_counts(docs, key, attr.name, counted)
+            return
         if entry.sort:
             order = (
                 ", ".join(
@@ -312,12 +327,9 @@ class Populator:
                 + order
             )
         rows = yield query(
-            f'SELECT {sel.sql}, {parent} FROM "{link}" l JOIN "{target.table}" t ON {on} '
-            f"WHERE {' AND '.join(conds)} ORDER BY {parent}, {order}, l.id",
-            params,
+            f"SELECT {sel.sql}, {parent} {joined} ORDER BY {parent}, {order}, l.id", params
         )
         found = _group(sel, rows)
-        key = "id" if attr.mapped_by is None else "documentId"
         many = attr.relation in ("oneToMany", "manyToMany", "manyWay", "morphMany", "morphToMany")
         if attr.mapped_by is not None:
             owner_attr = target.attributes[attr.mapped_by]
@@ -339,6 +351,14 @@ class Populator:
         comp = self.registry.components[str(attr.component)]
         sel = self.selection(comp, entry.fields)
         keys = sorted({int(d["id"]) for d in docs})
+        if entry.count:
+            counted = yield query(
+                f'SELECT entity_id, COUNT(*) FROM "{components_table_name(schema)}" WHERE '
+                f"entity_id IN ({_marks(len(keys))}) AND field = ? GROUP BY entity_id",
+                [*keys, attr.name],
+            )
+            _set_counts(docs, "id", attr.name, counted)
+            return
         rows = yield query(
             f'SELECT {sel.sql}, c.entity_id FROM "{components_table_name(schema)}" c JOIN '
             f'"{comp.table}" t ON t.id = c.cmp_id WHERE c.entity_id IN ({_marks(len(keys))}) '
@@ -407,6 +427,13 @@ class Populator:
         for doc in docs:
             items = found.get(doc["id"], [])
             doc[attr.name] = items if attr.multiple else (items[0] if items else None)
+
+
+def _set_counts(docs: list[dict[str, Any]], key: str, name: str, rows: list[Any]) -> None:
+    """`{"count": n}` on each document, from (parent key, count) rows."""
+    counts = {parent: int(n) for parent, n in rows}
+    for doc in docs:
+        doc[name] = {"count": counts.get(doc[key], 0)}
 
 
 def _group(sel: Selection, rows: list[Any]) -> dict[Any, list[dict[str, Any]]]:
