@@ -640,8 +640,15 @@ def test_dynamic_zone_populate_star_and_fragments(api: Api) -> None:
     assert blocks[2]["file"]["id"] == image
     query = "?populate[blocks][on][shared.media][populate]=file"
     blocks = read(api, "articles", doc, query)["blocks"]
-    media = [b for b in blocks if b["__component"] == "shared.media"]
-    assert [m["file"]["id"] for m in media] == [image]
+    # `on` names the components the zone answers with (as the reference)
+    assert [(b["__component"], b["file"]["id"]) for b in blocks] == [("shared.media", image)]
+    query = "?populate[blocks][on][shared.rich-text]=true&populate[blocks][on][shared.quote]=true"
+    blocks = read(api, "articles", doc, query)["blocks"]
+    assert [b["__component"] for b in blocks] == [
+        "shared.quote",
+        "shared.rich-text",
+        "shared.quote",
+    ]
 
 
 def test_dynamic_zone_fragment_fields(api: Api) -> None:
@@ -649,9 +656,11 @@ def test_dynamic_zone_fragment_fields(api: Api) -> None:
     doc = article(api, "A", blocks=blocks_sample(image))
     query = "?populate[blocks][on][shared.quote][fields][0]=title"
     blocks = read(api, "articles", doc, query)["blocks"]
-    quotes = [b for b in blocks if b["__component"] == "shared.quote"]
-    assert [q["title"] for q in quotes] == ["Q1", "Q2"]
-    assert all("body" not in q for q in quotes)
+    assert [(b["__component"], b["title"]) for b in blocks] == [
+        ("shared.quote", "Q1"),
+        ("shared.quote", "Q2"),
+    ]
+    assert all("body" not in q for q in blocks)
 
 
 @pytest.mark.parametrize(
@@ -1072,6 +1081,33 @@ def test_populate_count(api: Api, linked: dict[str, str]) -> None:
     before = api.statements()
     listing(api, "/api/articles?populate[tags][count]=true&populate[seo][count]=true")
     assert api.statements() - before <= 2 + 2
+
+
+def test_populate_filters_inside_a_component(api: Api, linked: dict[str, str]) -> None:
+    update(api, "articles", linked["article"], {"links": [{"label": "Home"}, {"label": "Docs"}]})
+    got = read(api, "articles", linked["article"], "?populate[links][filters][label][$eq]=Home")
+    assert [x["label"] for x in got["links"]] == ["Home"]
+    got = read(api, "articles", linked["article"], "?populate[seo][filters][metaTitle][$eq]=No")
+    assert got["seo"] is None
+
+
+def test_write_answers_keep_populated_fields_with_fields(api: Api, linked: dict[str, str]) -> None:
+    query = "?populate[0]=tags&populate[1]=seo&fields[0]=title"
+    r = api.put(f"/api/articles/{linked['article']}{query}", {"data": {"views": 9}})
+    got = ok(r)["data"]
+    assert list(got) == ["id", "documentId", "title", "tags", "seo"]
+    assert [t["name"] for t in got["tags"]] == ["b", "c", "a"]
+    r = api.post(f"/api/articles{query}", {"data": {"title": "New", "tags": [linked["a"]]}})
+    got = ok(r, 201)["data"]
+    assert list(got) == ["documentId", "title", "tags", "seo"]
+    assert ([t["name"] for t in got["tags"]], got["seo"]) == (["a"], None)
+
+
+def test_disconnecting_a_missing_document_is_refused(api: Api, linked: dict[str, str]) -> None:
+    missing = "z" * 24
+    r = put(api, "articles", linked["article"], {"tags": {"disconnect": [missing]}})
+    assert failed(r)["message"] == f'Document with id "{missing}", locale "null" not found'
+    assert tag_names(api, linked["article"]) == ["b", "c", "a"]
 
 
 def test_populate_count_draft_versions(api: Api, linked: dict[str, str]) -> None:

@@ -133,7 +133,7 @@ class LinkStore:
         target = self._target(attr)
         table = link_table_name(schema, attr)
         all_entries = [*(write.set or []), *write.connect, *write.disconnect]
-        yield from self._resolve(target, all_entries, ctx, [*(write.set or []), *write.connect])
+        yield from self._resolve(target, all_entries, ctx, all_entries)
         rows = yield query(
             f"SELECT target_document_id, target_locale, inv_position FROM "
             f'"{table}" WHERE source_id = ? ORDER BY position, id',
@@ -233,7 +233,7 @@ class LinkStore:
         table = link_table_name(owner, owner_attr)
         our_locale = ctx.locale if schema.localized else None
         all_entries = [*(write.set or []), *write.connect, *write.disconnect]
-        yield from self._resolve(owner, all_entries, ctx, [*(write.set or []), *write.connect])
+        yield from self._resolve(owner, all_entries, ctx, all_entries)
         loc_sql = "target_locale = ?" if our_locale is not None else "target_locale IS NULL"
         loc_params = [our_locale] if our_locale is not None else []
 

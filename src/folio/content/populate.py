@@ -40,6 +40,8 @@ class Populate:
     children: dict[str, Populate] = field(default_factory=dict)
     on: dict[str, dict[str, Populate]] = field(default_factory=dict)
     on_fields: dict[str, list[str] | None] = field(default_factory=dict)
+    # a dynamic zone populated with `on`: only the components named there
+    only_on: bool = False
     # `count=true`: a relation or component answers {"count": n} instead of its entries
     count: bool = False
 
@@ -178,6 +180,7 @@ class PopulateParser:
         if attr.type == "dynamiczone":
             on = raw.get("on")
             if isinstance(on, dict):
+                entry.only_on = True
                 for uid, sub in on.items():
                     if uid not in attr.components:
                         raise invalid_key(uid, ".".join([*path, "on"]), "populate")
@@ -359,11 +362,16 @@ class Populator:
             )
             _set_counts(docs, "id", attr.name, counted)
             return
+        filtered = ""
+        more: list[Any] = []
+        if entry.filters is not None:
+            text, more = compile_where(entry.filters, self.dialect, "t")
+            filtered = f" AND {text}"
         rows = yield query(
             f'SELECT {sel.sql}, c.entity_id FROM "{components_table_name(schema)}" c JOIN '
             f'"{comp.table}" t ON t.id = c.cmp_id WHERE c.entity_id IN ({_marks(len(keys))}) '
-            "AND c.field = ? ORDER BY c.entity_id, c.position",
-            [*keys, attr.name],
+            f"AND c.field = ?{filtered} ORDER BY c.entity_id, c.position",
+            [*keys, attr.name, *more],
         )
         found = _group(sel, rows)
         children: list[dict[str, Any]] = []
@@ -391,7 +399,7 @@ class Populator:
         loaded: dict[tuple[str, int], dict[str, Any]] = {}
         for uid, ids in by_type.items():
             comp = self.registry.components.get(uid)
-            if comp is None:
+            if comp is None or (entry.only_on and uid not in entry.on):
                 continue
             sel = self.selection(comp, entry.on_fields.get(uid))
             got = yield query(

@@ -204,7 +204,7 @@ class ContentEndpoints:
             ct, data, locale=locale, status=spec.status, populate=spec.populate
         )
         doc.pop("id", None)
-        return json_response({"data": _pick(doc, spec.fields), "meta": {}}, 201)
+        return json_response({"data": _pick(doc, spec), "meta": {}}, 201)
 
     async def _update(
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
@@ -234,7 +234,7 @@ class ContentEndpoints:
             status=spec.status,
             populate=spec.populate,
         )
-        return json_response({"data": _pick(doc, spec.fields), "meta": {}})
+        return json_response({"data": _pick(doc, spec), "meta": {}})
 
     async def _delete(
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
@@ -247,11 +247,12 @@ class ContentEndpoints:
         return Response(status_code=204)
 
 
-def _pick(doc: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
-    if fields is None:
+def _pick(doc: dict[str, Any], spec: QuerySpec) -> dict[str, Any]:
+    """A write's answer with the query's `fields` (and its populated fields)."""
+    if spec.fields is None:
         return doc
     out: dict[str, Any] = {k: doc[k] for k in ("id", "documentId") if k in doc}
-    for name in fields:
+    for name in [*spec.fields, *(spec.populate or ())]:
         if name in doc:
             out[name] = doc[name]
     return out
