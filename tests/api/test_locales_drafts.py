@@ -235,3 +235,58 @@ def test_non_localized_attributes_are_shared_by_every_locale(shared_api: Api) ->
     api.put(f"/api/articles/{did}?locale=fr", {"data": {"code": "B2"}})
     assert api.get(f"/api/articles/{did}").json()["data"]["code"] == "B2"
     assert api.get(f"/api/articles/{did}?status=draft").json()["data"]["code"] == "B2"
+
+
+def test_populate_localizations(api: Api) -> None:
+    """`localizations`: the document's versions in the other locales, in the read's status,
+    like a relation to the type itself (in `populate=*` too, as the reference)."""
+    doc = api.create("articles", {"title": "Hello", "views": 1})["documentId"]
+    for locale, title in (("fr", "Bonjour"), ("de", "Hallo")):
+        r = api.put(f"/api/articles/{doc}?locale={locale}", {"data": {"title": title}})
+        assert r.status_code == 200, r.text
+    api.put(f"/api/articles/{doc}?locale=de&status=draft", {"data": {"title": "Hallo (draft)"}})
+    solo = api.create("articles", {"title": "Solo"})["documentId"]
+
+    def localizations(path: str) -> Any:
+        r = api.get(path)
+        assert r.status_code == 200, r.text
+        return r.json()["data"]
+
+    got = localizations(f"/api/articles/{doc}?populate=localizations&fields[0]=title")
+    assert [(x["locale"], x["title"]) for x in got["localizations"]] == [
+        ("fr", "Bonjour"),
+        ("de", "Hallo"),
+    ]
+    assert got["localizations"][0]["documentId"] == doc
+    assert "localizations" not in got["localizations"][0]
+    query = "?locale=fr&populate[localizations][fields][0]=title&fields[0]=title"
+    got = localizations(f"/api/articles/{doc}{query}")
+    assert [set(x) for x in got["localizations"]] == [{"id", "documentId", "title"}] * 2
+    assert [x["title"] for x in got["localizations"]] == ["Hello", "Hallo"]
+    # drafts list the other drafts
+    got = localizations(f"/api/articles/{doc}?status=draft&populate=localizations")
+    assert [x["title"] for x in got["localizations"]] == ["Bonjour", "Hallo (draft)"]
+    assert all(x["publishedAt"] is None for x in got["localizations"])
+    # lists, every locale, and populate=*
+    docs = localizations("/api/articles?populate=*&sort=title&fields[0]=title")
+    assert [(d["title"], len(d["localizations"])) for d in docs] == [("Hello", 2), ("Solo", 0)]
+    docs = localizations(
+        "/api/articles?locale=*&populate[localizations][fields][0]=title&fields[0]=locale"
+        f"&filters[documentId][$eq]={doc}&sort=locale"
+    )
+    assert [(d["locale"], [x["title"] for x in d["localizations"]]) for d in docs] == [
+        ("de", ["Hello", "Bonjour"]),
+        ("en", ["Bonjour", "Hallo"]),
+        ("fr", ["Hello", "Hallo"]),
+    ]
+    assert solo
+    # one statement for the whole page
+    before = api.statements()
+    localizations("/api/articles?populate=localizations")
+    assert api.statements() - before <= 3
+    # single types too; a type without locales has none
+    r = api.put("/api/global", {"data": {"siteName": "Site"}})
+    assert r.status_code == 200, r.text
+    assert localizations("/api/global?populate=*")["localizations"] == []
+    r = api.get("/api/tags?populate=localizations")
+    assert error(r)["message"] == "Invalid key localizations"

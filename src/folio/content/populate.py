@@ -13,6 +13,7 @@ from folio.content.reader import Selection, build_selection, order_term
 from folio.content.spec import FieldRef, FilterBuilder, Node, invalid_key
 from folio.content.where import compile_where
 from folio.errors import ValidationError
+from folio.schema.kinds import KINDS
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 from folio.store.layout import (
     FILES_LINK_TABLE,
@@ -25,6 +26,26 @@ from folio.store.layout import (
 from folio.store.program import Program, query
 
 LINK_TYPES = frozenset({"relation", "media", "component", "dynamiczone"})
+LOCALIZATIONS = "localizations"
+
+
+def localizations_attr(ct: ContentType) -> Attribute:
+    """The `localizations` of a localized type: the document's versions in the other
+    locales (same status), populated like a relation to the type itself."""
+    return Attribute(
+        LOCALIZATIONS,
+        LOCALIZATIONS,
+        KINDS["relation"],
+        {},
+        relation="oneToMany",
+        target=ct.uid,
+    )
+
+
+def _has_localizations(schema: ContentType) -> bool:
+    return schema.localized and LOCALIZATIONS not in schema.attributes
+
+
 TRUE = frozenset({"true", "*", "1", "t"})
 FALSE = frozenset({"false", "0", "f"})
 POPULATE_KEYS = frozenset({"fields", "filters", "sort", "populate", "on", "count"})
@@ -67,7 +88,7 @@ class PopulateParser:
         self.parse_sort = parse_sort
 
     def target(self, attr: Attribute) -> Schema | None:
-        if attr.type == "relation":
+        if attr.type in ("relation", LOCALIZATIONS):
             return self.registry.content_types.get(str(attr.target))
         if attr.type == "component":
             return self.registry.components[str(attr.component)]
@@ -125,11 +146,14 @@ class PopulateParser:
         )
 
     def star(self, schema: Schema) -> dict[str, Populate]:
-        return {
+        out = {
             a.name: Populate(a)
             for a in schema.attributes.values()
             if a.type in LINK_TYPES and not a.is_hidden and self._reachable(a)
         }
+        if isinstance(schema, ContentType) and _has_localizations(schema):
+            out[LOCALIZATIONS] = Populate(localizations_attr(schema))
+        return out
 
     def _reachable(self, attr: Attribute) -> bool:
         return attr.type != "relation" or str(attr.target) in self.registry.content_types
@@ -143,6 +167,8 @@ class PopulateParser:
                 entry.on[uid] = self.star(self.registry.components[uid])
 
     def _attr(self, schema: Schema, name: str, path: list[str]) -> Attribute:
+        if name == LOCALIZATIONS and isinstance(schema, ContentType) and _has_localizations(schema):
+            return localizations_attr(schema)
         attr = schema.attributes.get(name)
         if (
             attr is None
@@ -273,6 +299,43 @@ class Populator:
                 yield from self._zone(schema, docs, entry, ctx)
             elif attr.type == "media":
                 yield from self._media(schema, docs, entry)
+            elif attr.type == LOCALIZATIONS and isinstance(schema, ContentType):
+                yield from self._localizations(schema, docs, entry, ctx)
+
+    def _localizations(
+        self, ct: ContentType, docs: list[dict[str, Any]], entry: Populate, ctx: ReadContext
+    ) -> Program:
+        """Each document's versions in the other locales, in the read's status."""
+        sel = self.selection(ct, entry.fields)
+        keys = sorted({str(d["documentId"]) for d in docs})
+        conds = [f"t.document_id IN ({_marks(len(keys))})"]
+        params: list[Any] = list(keys)
+        if ct.draft_and_publish:
+            conds.append(version_flag("t", ctx.status != "published", self.dialect))
+        if entry.filters is not None:
+            text, more = compile_where(entry.filters, self.dialect, "t")
+            conds.append(text)
+            params.extend(more)
+        order = "".join(
+            order_term(f't."{ref.column}"', desc, self.dialect, ref.column != "id") + ", "
+            for ref, desc in entry.sort
+        )
+        rows = yield query(
+            f'SELECT {sel.sql}, t.locale, t.document_id FROM "{ct.table}" t WHERE '
+            f"{' AND '.join(conds)} ORDER BY t.document_id, {order}t.id",
+            params,
+        )
+        found: dict[str, list[tuple[Any, dict[str, Any]]]] = defaultdict(list)
+        for row, item in zip(rows, sel.documents(rows), strict=True):
+            found[row[-1]].append((row[-2], item))
+        children: list[dict[str, Any]] = []
+        for doc in docs:
+            own = doc.get("locale", ctx.locale)
+            items = [item for locale, item in found.get(doc["documentId"], []) if locale != own]
+            doc[LOCALIZATIONS] = items
+            children.extend(items)
+        if entry.children:
+            yield from self.load(ct, children, entry.children, ctx)
 
     def _relation(
         self, schema: Schema, docs: list[dict[str, Any]], entry: Populate, ctx: ReadContext
