@@ -1110,6 +1110,49 @@ def test_disconnecting_a_missing_document_is_refused(api: Api, linked: dict[str,
     assert tag_names(api, linked["article"]) == ["b", "c", "a"]
 
 
+def test_null_through_relations_and_components(api: Api, linked: dict[str, str]) -> None:
+    """`$null` on a related field also matches documents without that relation (the
+    reference's LEFT JOIN), and `$null` / `$notNull` on the relation itself ask whether there
+    is one."""
+    article(api, "Bare")
+    article(api, "Rooted", category=linked["root"])
+    category(api, "Empty")
+
+    def found(query: str, plural: str = "articles") -> list[str]:
+        name = "title" if plural == "articles" else "name"
+        docs = listing(api, f"/api/{plural}?{query}&sort[0]={name}&pagination[pageSize]=50")
+        return [str(d[name]) for d in docs]
+
+    assert found("filters[category][parent][id][$null]=true") == ["Bare", "Rooted"]
+    assert found("filters[category][id][$null]=true") == ["Bare"]
+    assert found("filters[tags][name][$null]=true") == ["Bare", "Other", "Rooted"]
+    assert found("filters[seo][metaTitle][$null]=true") == ["Bare", "Other", "Rooted"]
+    assert found("filters[links][label][$null]=true") == ["Bare", "Other", "Rooted"]
+    assert found("filters[author][name][$notNull]=true") == ["Main"]
+    assert found("filters[author][name][$eq]=Ann") == ["Main"]
+    assert found("filters[author][name][$ne]=Bob") == ["Main"]
+    assert found("filters[$not][category][id][$null]=true") == ["Main", "Other", "Rooted"]
+    assert found(
+        "filters[$or][0][category][name][$eq]=Root&filters[$or][1][category][id][$null]=true"
+    ) == [
+        "Bare",
+        "Rooted",
+    ]
+    # on the relation or component itself
+    assert found("filters[category][$null]=true") == ["Bare"]
+    assert found("filters[category][$notNull]=true") == ["Main", "Other", "Rooted"]
+    assert found("filters[tags][$null]=false") == ["Main"]
+    assert found("filters[seo][$null]=true") == ["Bare", "Other", "Rooted"]
+    assert found("filters[category][$notNull]=true&filters[category][name][$eq]=News") == [
+        "Main",
+        "Other",
+    ]
+    assert found("filters[articles][id][$null]=true", "categories") == ["Empty"]
+    assert found("filters[articles][$notNull]=true", "categories") == ["News", "Root"]
+    error = failed(api.get("/api/articles?filters[category][$null]=maybe"))
+    assert "expected true or false" in error["message"]
+
+
 def test_populate_count_draft_versions(api: Api, linked: dict[str, str]) -> None:
     article(api, "Third", category=linked["news"])
     doc = api.post(

@@ -324,21 +324,41 @@ class FilterBuilder:
             raise self.invalid_value(
                 path, raw, "expected an object of filters on the related fields"
             )
+        target: Schema | None
+        if attr.type == "component":
+            target = self.registry.components[str(attr.component)]
+        else:
+            target = self.registry.content_types.get(str(attr.target))
+        if target is None:
+            raise self.invalid_key(attr.name, path[:-1])
+        presence = {k: v for k, v in raw.items() if k in NULL_OPS}
+        rest = {k: v for k, v in raw.items() if k not in NULL_OPS}
+        nodes: list[Node] = []
+        for op, value in presence.items():
+            # `filters[category][$null]=true`: documents without (or with) a related entry
+            try:
+                wanted = parse_bool(value)
+            except ValueError:
+                raise self.invalid_value([*path, op], value, "expected true or false") from None
+            exists = self._rel(schema, attr, Cond(SYSTEM_FIELDS["id"], "$notNull", True), path)
+            nodes.append(Not(exists) if wanted == (op == "$null") else exists)
+        if rest or not presence:
+            child = self.build(target, rest, path)
+            if child is not None:
+                nodes.append(self._rel(schema, attr, child, path))
+        if not nodes:
+            return None
+        return nodes[0] if len(nodes) == 1 else Group("AND", nodes)
+
+    def _rel(self, schema: Schema, attr: Attribute, child: Node, path: list[str]) -> Node:
+        """The semi-join of documents whose related entries (or components) match `child`."""
+        assert self.registry is not None
         if attr.type == "component":
             comp = self.registry.components[str(attr.component)]
-            child = self.build(comp, raw, path)
-            if child is None:
-                return None
             return Rel(
                 "component", components_table_name(schema), comp.table, child, field=attr.name
             )
-        target = self.registry.content_types.get(str(attr.target))
-        if target is None:
-            raise self.invalid_key(attr.name, path[:-1])
-        child = self.build(target, raw, path)
-        if child is None:
-            return None
-        outer_localized = isinstance(schema, ContentType) and schema.localized
+        target = self.registry.content_types[str(attr.target)]
         if attr.mapped_by is None:
             return Rel(
                 "owner",
@@ -359,7 +379,7 @@ class FilterBuilder:
             child,
             target_dnp=target.draft_and_publish,
             target_localized=target.localized,
-            outer_localized=outer_localized,
+            outer_localized=isinstance(schema, ContentType) and schema.localized,
             locale=self.locale,
             status=self.status,
         )

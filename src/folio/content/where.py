@@ -73,11 +73,15 @@ def params_of(node: Node, dialect: str, out: list[Any]) -> None:
         for child in node.children:
             params_of(child, dialect, out)
     elif isinstance(node, Rel):
+        own: list[Any] = []
         if node.kind == "component":
-            out.append(node.field)
+            own.append(node.field)
         elif node.kind == "inverse" and node.target_localized and node.locale is not None:
-            out.append(node.locale)
+            own.append(node.locale)
+        out.extend(own)
         params_of(node.child, dialect, out)
+        if null_value(shape_of(node.child)) is True:
+            out.extend(own)  # the documents without any target
     else:
         params_of(node.child, dialect, out)
 
@@ -180,8 +184,38 @@ def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
             conds.append(f"{inner}.locale = ?")
     if kind != "component" and target_dnp:
         conds.append(f"{inner}.published_at IS {'NOT ' if status == 'published' else ''}NULL")
-    conds.append(where_sql(child, dialect, inner))
-    return f"{head} IN (SELECT {picked} FROM {frm} WHERE {' AND '.join(conds)})"
+    matching = " AND ".join([*conds, where_sql(child, dialect, inner)])
+    matched = f"{head} IN (SELECT {picked} FROM {frm} WHERE {matching})"
+    if null_value(child) is not True:
+        return matched
+    # a condition that holds on a missing target (`$null`) also holds for documents that
+    # have none (the reference joins relations with LEFT JOIN)
+    where = f" WHERE {' AND '.join(conds)}" if conds else ""
+    return f"({matched} OR {head} NOT IN (SELECT {picked} FROM {frm}{where}))"
+
+
+def null_value(shape: Shape) -> bool | None:
+    """The value of a condition on a missing row (every field NULL), in SQL's three-valued
+    logic: True, False or None (unknown)."""
+    tag = shape[0]
+    if tag == "c":
+        _, _, op, n, flag = shape
+        if op in ("$null", "$notNull"):
+            return bool(flag) if op == "$null" else not flag
+        return False if op == "$in" and n == 0 else None
+    if tag == "g":
+        values = [null_value(s) for s in shape[2]]
+        if shape[1] == "AND":
+            if False in values:
+                return False
+            return True if all(v is True for v in values) else None
+        if True in values:
+            return True
+        return False if all(v is False for v in values) else None
+    if tag == "n":
+        value = null_value(shape[1])
+        return None if value is None else not value
+    return null_value(shape[-1])  # a nested relation: missing as well
 
 
 def compile_where(node: Node | None, dialect: str, alias: str = "t") -> tuple[str, list[Any]]:
