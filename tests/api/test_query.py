@@ -920,6 +920,8 @@ def test_filters_must_be_an_object(blog: Blog) -> None:
         ("filters[featured][$in][0]=true&filters[featured][$in][1]=maybe", "featured"),
         ("filters[views][$null]=maybe", "views"),
         ("filters[title][$or][0]=x", "$or"),
+        ("filters[title][$or][0][$eq]=x", "$or"),
+        ("filters[title][$and][0][$eq]=x", "$and"),
         ("filters[$eq]=x", "$eq"),
         ("filters[title][$between][0]=a", "$between"),
         ("filters[title][$between]=a", "$between"),

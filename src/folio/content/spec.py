@@ -6,7 +6,6 @@ field's type are `ValidationError`s naming the offending key."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -246,13 +245,7 @@ class FilterBuilder:
         nodes: list[Node] = []
         for key, value in raw.items():
             if key in ("$and", "$or"):
-                group = self.group(
-                    key,
-                    value,
-                    path,
-                    lambda item, at: self.build(schema, item, at),
-                    "expected an object of filters",
-                )
+                group = self.group(schema, key, value, path)
                 if group is not None:
                     nodes.append(group)
             elif key == "$not":
@@ -282,16 +275,10 @@ class FilterBuilder:
             return None
         return nodes[0] if len(nodes) == 1 else Group("AND", nodes)
 
-    def group(
-        self,
-        op: str,
-        raw: Any,
-        path: list[str],
-        build: Callable[[dict[str, Any], list[str]], Node | None],
-        expected: str,
-    ) -> Node | None:
-        """`$and` / `$or`: a list of objects (or one object, or an object with index keys
-        as `qs` writes long arrays), each built by `build`; empty members are dropped."""
+    def group(self, schema: Schema, op: str, raw: Any, path: list[str]) -> Node | None:
+        """`$and` / `$or`: a list of filter objects (or one object, or an object with index
+        keys as `qs` writes long arrays); empty members are dropped. Only documents and
+        related entries have groups: an operator in a field's place is an invalid key."""
         if isinstance(raw, list):
             items = raw
         elif isinstance(raw, dict) and raw and all(k.isdigit() for k in raw):
@@ -302,8 +289,8 @@ class FilterBuilder:
         for i, item in enumerate(items):
             at = [*path, op, str(i)]
             if not isinstance(item, dict):
-                raise self.invalid_value(at, item, expected)
-            child = build(item, at)
+                raise self.invalid_value(at, item, "expected an object of filters")
+            child = self.build(schema, item, at)
             if child is not None:
                 children.append(child)
         return Group("AND" if op == "$and" else "OR", children) if children else None
@@ -391,17 +378,7 @@ class FilterBuilder:
             return self.condition(ref, op, raw, [*path, op])
         nodes: list[Node] = []
         for op, value in raw.items():
-            if op in ("$and", "$or"):
-                group = self.group(
-                    op,
-                    value,
-                    path,
-                    lambda item, at: self.field_filter(ref, item, at),
-                    "expected an object of operators",
-                )
-                if group is not None:
-                    nodes.append(group)
-            elif op == "$not":
+            if op == "$not":
                 nodes.append(Not(self.field_filter(ref, value, [*path, op])))
             elif op in ref.kind.operators:
                 nodes.append(self.condition(ref, op, value, [*path, op]))
