@@ -290,3 +290,22 @@ def test_populate_localizations(api: Api) -> None:
     assert localizations("/api/global?populate=*")["localizations"] == []
     r = api.get("/api/tags?populate=localizations")
     assert error(r)["message"] == "Invalid key localizations"
+
+
+def test_a_locale_filter_chooses_the_locales(api: Api) -> None:
+    """Without `locale=`, `filters[locale]` decides which versions a list holds (the
+    reference's answer); with `locale=`, both apply."""
+    doc = api.create("articles", {"title": "Hello"})["documentId"]
+    assert (
+        api.put(f"/api/articles/{doc}?locale=fr", {"data": {"title": "Bonjour"}}).status_code == 200
+    )
+    api.create("articles", {"title": "Salut", "locale": "fr"})
+    assert titles(api.get("/api/articles?filters[locale][$eq]=fr&sort=title")) == [
+        "Bonjour",
+        "Salut",
+    ]
+    query = "filters[locale][$in][0]=en&filters[locale][$in][1]=fr&sort=title"
+    assert titles(api.get(f"/api/articles?{query}")) == ["Bonjour", "Hello", "Salut"]
+    query = "filters[$or][0][locale][$eq]=fr&filters[$or][1][title][$eq]=Hello&sort=title"
+    assert titles(api.get(f"/api/articles?{query}")) == ["Bonjour", "Hello", "Salut"]
+    assert titles(api.get("/api/articles?locale=en&filters[locale][$eq]=fr")) == []

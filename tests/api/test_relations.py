@@ -1153,6 +1153,23 @@ def test_null_through_relations_and_components(api: Api, linked: dict[str, str])
     assert "expected true or false" in error["message"]
 
 
+def test_populate_object_with_listed_names(api: Api, linked: dict[str, str]) -> None:
+    query = "?populate[tags][fields][0]=name&populate[0]=seo&populate[1]=author,category"
+    got = read(api, "articles", linked["article"], query)
+    assert [t["name"] for t in got["tags"]] == ["b", "c", "a"]
+    assert (got["seo"]["metaTitle"], got["author"]["name"], got["category"]["name"]) == (
+        "M",
+        "Ann",
+        "News",
+    )
+
+
+def test_a_trailing_slash_is_the_same_route(api: Api, linked: dict[str, str]) -> None:
+    assert titles(listing(api, "/api/articles/?sort=title")) == ["Main", "Other"]
+    assert read(api, "articles", linked["article"] + "/")["title"] == "Main"
+    failed(api.get("/api/articles/x/y"), 404, "NotFoundError")
+
+
 def test_populate_count_draft_versions(api: Api, linked: dict[str, str]) -> None:
     article(api, "Third", category=linked["news"])
     doc = api.post(

@@ -154,7 +154,8 @@ class FolioApp(Starlette):
             path: str = scope["path"]
             if path.startswith("/api/"):
                 root, document, names = self.content
-                name, slash, document_id = path[5:].partition("/")
+                # `/api/articles/` is `/api/articles` (as the reference answers)
+                name, slash, document_id = path[5:].rstrip("/").partition("/")
                 if name in names and (not slash or (document_id and "/" not in document_id)):
                     scope["app"] = self
                     params = {"name": name, "document_id": document_id} if slash else {"name": name}

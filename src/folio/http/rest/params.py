@@ -320,6 +320,22 @@ def _read_spec(
     return spec
 
 
+def _filters_locale(raw: Any) -> bool:
+    """Whether document-level filters (or their logical groups) test `locale`."""
+    if isinstance(raw, list):
+        return any(_filters_locale(item) for item in raw)
+    if not isinstance(raw, dict):
+        return False
+    for key, value in raw.items():
+        if key == "locale":
+            return True
+        if key in ("$and", "$or", "$not") and _filters_locale(
+            list(value.values()) if isinstance(value, dict) and key != "$not" else value
+        ):
+            return True
+    return False
+
+
 def parse_find(
     ct: ContentType,
     params: dict[str, Any],
@@ -329,6 +345,8 @@ def parse_find(
     visible: Visible | None = None,
 ) -> QuerySpec:
     spec = _read_spec(ct, params, settings, every_locale=True)
+    if params.get("locale") in (None, "") and _filters_locale(params.get("filters")):
+        spec.locale = None  # `filters[locale]` chooses the locales (as the reference)
     spec.sort = parse_sort(ct, params.get("sort"))
     spec.pagination = parse_pagination(params.get("pagination"), settings)
     filters = params.get("filters")
