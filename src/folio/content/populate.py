@@ -315,6 +315,11 @@ class Populator:
         keys = sorted({str(d["documentId"]) for d in docs})
         conds = [f"t.document_id IN ({_marks(len(keys))})"]
         params: list[Any] = list(keys)
+        owns = {doc.get("locale", ctx.locale) for doc in docs}
+        if len(owns) == 1 and None not in owns:
+            # one locale read (the usual case): its own versions need not be fetched
+            conds.append("t.locale <> ?")
+            params.append(owns.pop())
         if ct.draft_and_publish:
             conds.append(version_flag("t", ctx.status != "published", self.dialect))
         if entry.filters is not None:
