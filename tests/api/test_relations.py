@@ -1170,6 +1170,33 @@ def test_a_trailing_slash_is_the_same_route(api: Api, linked: dict[str, str]) ->
     failed(api.get("/api/articles/x/y"), 404, "NotFoundError")
 
 
+def test_sort_through_components_and_relation_paths(api: Api, linked: dict[str, str]) -> None:
+    """`sort=seo.metaTitle`, `sort=category.parent.name`: the first related entry's field;
+    documents without one sort as NULL (last ascending, first descending)."""
+    zeta = category(api, "Zeta")
+    article(api, "Bare")
+    article(api, "Zed", category=zeta, seo={"metaTitle": "A"})
+
+    def order(query: str) -> list[str]:
+        return titles(listing(api, f"/api/articles?fields[0]=title&{query}"))
+
+    assert order("sort=seo.metaTitle") == ["Zed", "Main", "Other", "Bare"]
+    assert order("sort=seo.metaTitle:desc") == ["Other", "Bare", "Main", "Zed"]
+    assert order("sort[0]=category.parent.name&sort[1]=title") == ["Main", "Other", "Bare", "Zed"]
+    assert order("sort=category.parent.name:desc,title:desc") == ["Zed", "Bare", "Other", "Main"]
+    got = listing(api, "/api/categories?sort=name&populate[articles][sort]=seo.metaTitle:desc")
+    assert [(c["name"], titles(c["articles"])) for c in got if c["articles"]] == [
+        ("News", ["Other", "Main"]),
+        ("Zeta", ["Zed"]),
+    ]
+    for bad, message in (
+        ("category.parent.nope", "Invalid key nope at category.parent"),
+        ("seo.nope", "Invalid key nope at seo"),
+        ("cover.name", "Invalid key cover.name"),
+    ):
+        assert failed(api.get(f"/api/articles?sort={bad}"))["message"] == message
+
+
 def test_populate_count_draft_versions(api: Api, linked: dict[str, str]) -> None:
     article(api, "Third", category=linked["news"])
     doc = api.post(

@@ -326,10 +326,7 @@ class Populator:
             text, more = compile_where(entry.filters, self.dialect, "t")
             conds.append(text)
             params.extend(more)
-        order = "".join(
-            order_term(f't."{ref.column}"', desc, self.dialect, ref.column != "id") + ", "
-            for ref, desc in entry.sort
-        )
+        order = "".join(_order(ref, desc, self.dialect) + ", " for ref, desc in entry.sort)
         rows = yield query(
             f'SELECT {sel.sql}, t.locale, t.document_id FROM "{ct.table}" t WHERE '
             f"{' AND '.join(conds)} ORDER BY t.document_id, {order}t.id",
@@ -395,10 +392,7 @@ class Populator:
             return
         if entry.sort:
             order = (
-                ", ".join(
-                    order_term(f't."{ref.column}"', desc, self.dialect, ref.column != "id")
-                    for ref, desc in entry.sort
-                )
+                ", ".join(_order(ref, desc, self.dialect) for ref, desc in entry.sort)
                 + ", "
                 + order
             )
@@ -508,6 +502,14 @@ class Populator:
         for doc in docs:
             items = found.get(doc["id"], [])
             doc[attr.name] = items if attr.multiple else (items[0] if items else None)
+
+
+def _order(ref: FieldRef, desc: bool, dialect: str) -> str:
+    """An ORDER BY term of a populate's sort over the target alias `t` (a column, or the
+    subquery of a related field)."""
+    if ref.column.startswith("("):
+        return order_term(ref.column, desc, dialect, False)
+    return order_term(f't."{ref.column}"', desc, dialect, ref.column != "id")
 
 
 def _set_counts(docs: list[dict[str, Any]], key: str, name: str, rows: list[Any]) -> None:

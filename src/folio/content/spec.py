@@ -60,39 +60,79 @@ def field_ref(schema: Schema, name: str) -> FieldRef | None:
 
 
 def related_field_ref(ct: ContentType, name: str, param: str) -> FieldRef | None:
-    """`category.name`: the first related document's field, as a scalar subquery (to sort
-    on a relation's field)."""
-    head, _, rest = name.partition(".")
+    """`category.name`, `category.parent.name`, `seo.metaTitle`: a field of the first related
+    document (or component) at the end of a path, as a scalar subquery (to sort on it)."""
+    head = name.partition(".")[0]
     attr = ct.attributes.get(head)
-    registry = ct.registry
-    if attr is None or attr.type != "relation" or registry is None:
+    if attr is None or attr.type not in ("relation", "component") or ct.registry is None:
         return None
+    found = _path_expr(ct.registry, ct, "t", name.split("."), [], param, 0)
+    if found is None:
+        return None
+    expr, kind = found
+    return FieldRef(name, expr, kind)
+
+
+def _path_expr(
+    registry: Registry,
+    schema: Schema,
+    alias: str,
+    parts: list[str],
+    seen: list[str],
+    param: str,
+    depth: int,
+) -> tuple[str, Kind] | None:
+    """The SQL value of `parts` from the row `alias` of `schema`, and its kind."""
+    name, rest = parts[0], parts[1:]
+    if not rest:
+        ref = field_ref(schema, name)
+        if ref is None:
+            raise invalid_key(name, ".".join(seen) or None, param)
+        return f'{alias}."{ref.column}"', ref.kind
+    attr = schema.attributes.get(name)
+    if attr is None or attr.is_hidden:
+        raise invalid_key(".".join(parts), ".".join(seen) or None, param)
+    x, link = f"x{depth}", f"l{depth}"
+    if attr.type == "component":
+        comp = registry.components[str(attr.component)]
+        inner = _path_expr(registry, comp, x, rest, [*seen, name], param, depth + 1)
+        if inner is None:
+            return None
+        field_name = attr.name.replace("'", "''")
+        return (
+            f'(SELECT {inner[0]} FROM "{components_table_name(schema)}" {link} JOIN '
+            f'"{comp.table}" {x} ON {x}.id = {link}.cmp_id WHERE {link}.entity_id = {alias}.id '
+            f"AND {link}.field = '{field_name}' ORDER BY {link}.position LIMIT 1)",
+            inner[1],
+        )
+    if attr.type != "relation":
+        raise invalid_key(".".join(parts), ".".join(seen) or None, param)
     target = registry.content_types.get(str(attr.target))
     if target is None:
         return None
-    ref = field_ref(target, rest)
-    if ref is None:
-        raise invalid_key(rest, head, param)
-    cond = " AND x.published_at IS NOT NULL" if target.draft_and_publish else ""
+    inner = _path_expr(registry, target, x, rest, [*seen, name], param, depth + 1)
+    if inner is None:
+        return None
+    cond = f" AND {x}.published_at IS NOT NULL" if target.draft_and_publish else ""
     if attr.mapped_by is None:
-        link = link_table_name(ct, attr)
-        on = target_join("l", "x", target.localized)
-        expr = (
-            f'(SELECT x."{ref.column}" FROM "{link}" l JOIN "{target.table}" x ON {on} '
-            f"WHERE l.source_id = t.id{cond} ORDER BY l.position LIMIT 1)"
+        on = target_join(link, x, target.localized)
+        return (
+            f'(SELECT {inner[0]} FROM "{link_table_name(schema, attr)}" {link} JOIN '
+            f'"{target.table}" {x} ON {on} WHERE {link}.source_id = {alias}.id{cond} '
+            f"ORDER BY {link}.position LIMIT 1)",
+            inner[1],
         )
-    else:
-        owner_attr = target.attributes.get(attr.mapped_by)
-        if owner_attr is None:
-            return None
-        link = link_table_name(target, owner_attr)
-        loc = "l.target_locale = t.locale" if ct.localized else "l.target_locale IS NULL"
-        expr = (
-            f'(SELECT x."{ref.column}" FROM "{link}" l JOIN "{target.table}" x ON '
-            f"x.id = l.source_id WHERE l.target_document_id = t.document_id AND {loc}"
-            f"{cond} ORDER BY l.inv_position LIMIT 1)"
-        )
-    return FieldRef(name, expr, ref.kind)
+    owner_attr = target.attributes.get(attr.mapped_by)
+    if owner_attr is None:
+        return None
+    localized = isinstance(schema, ContentType) and schema.localized
+    loc = f"{link}.target_locale = {alias}.locale" if localized else f"{link}.target_locale IS NULL"
+    return (
+        f'(SELECT {inner[0]} FROM "{link_table_name(target, owner_attr)}" {link} JOIN '
+        f'"{target.table}" {x} ON {x}.id = {link}.source_id WHERE {link}.target_document_id = '
+        f"{alias}.document_id AND {loc}{cond} ORDER BY {link}.inv_position LIMIT 1)",
+        inner[1],
+    )
 
 
 class Cond:
