@@ -307,6 +307,23 @@ class Populator:
             elif attr.type == LOCALIZATIONS and isinstance(schema, ContentType):
                 yield from self._localizations(schema, docs, entry, ctx)
 
+    def _narrow(
+        self,
+        target: Schema,
+        entry: Populate,
+        ctx: ReadContext,
+        conds: list[str],
+        params: list[Any],
+    ) -> None:
+        """The read's status (where the target has drafts: the list index's expression) and
+        the populate's own filters, as conditions on the target alias `t`."""
+        if isinstance(target, ContentType) and target.draft_and_publish:
+            conds.append(version_flag("t", ctx.status != "published", self.dialect))
+        if entry.filters is not None:
+            text, more = compile_where(entry.filters, self.dialect, "t")
+            conds.append(text)
+            params.extend(more)
+
     def _localizations(
         self, ct: ContentType, docs: list[dict[str, Any]], entry: Populate, ctx: ReadContext
     ) -> Program:
@@ -320,12 +337,7 @@ class Populator:
             # one locale read (the usual case): its own versions need not be fetched
             conds.append("t.locale <> ?")
             params.append(owns.pop())
-        if ct.draft_and_publish:
-            conds.append(version_flag("t", ctx.status != "published", self.dialect))
-        if entry.filters is not None:
-            text, more = compile_where(entry.filters, self.dialect, "t")
-            conds.append(text)
-            params.extend(more)
+        self._narrow(ct, entry, ctx, conds, params)
         order = "".join(_order(ref, desc, self.dialect) + ", " for ref, desc in entry.sort)
         rows = yield query(
             f'SELECT {sel.sql}, t.locale, t.document_id FROM "{ct.table}" t WHERE '
@@ -377,13 +389,7 @@ class Populator:
                 conds.append("t.locale = ?")
                 params.append(ctx.locale)
             order = "l.inv_position"
-        if target.draft_and_publish:
-            # the expression of the list index (locale, published flag, id)
-            conds.append(version_flag("t", ctx.status != "published", self.dialect))
-        if entry.filters is not None:
-            text, more = compile_where(entry.filters, self.dialect, "t")
-            conds.append(text)
-            params.extend(more)
+        self._narrow(target, entry, ctx, conds, params)
         key = "id" if attr.mapped_by is None else "documentId"
         joined = f'FROM "{link}" l JOIN "{target.table}" t ON {on} WHERE {" AND ".join(conds)}'
         if entry.count:
@@ -429,16 +435,14 @@ class Populator:
             )
             _set_counts(docs, "id", attr.name, counted)
             return
-        filtered = ""
-        more: list[Any] = []
-        if entry.filters is not None:
-            text, more = compile_where(entry.filters, self.dialect, "t")
-            filtered = f" AND {text}"
+        conds = [f"c.entity_id IN ({_marks(len(keys))})", "c.field = ?"]
+        params: list[Any] = [*keys, attr.name]
+        self._narrow(comp, entry, ctx, conds, params)
         rows = yield query(
             f'SELECT {sel.sql}, c.entity_id FROM "{components_table_name(schema)}" c JOIN '
-            f'"{comp.table}" t ON t.id = c.cmp_id WHERE c.entity_id IN ({_marks(len(keys))}) '
-            f"AND c.field = ?{filtered} ORDER BY c.entity_id, c.position",
-            [*keys, attr.name, *more],
+            f'"{comp.table}" t ON t.id = c.cmp_id WHERE {" AND ".join(conds)} '
+            "ORDER BY c.entity_id, c.position",
+            params,
         )
         found = _group(sel, rows)
         children: list[dict[str, Any]] = []
