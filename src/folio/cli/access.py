@@ -151,6 +151,12 @@ def permissions(args: argparse.Namespace) -> int:
     return 0
 
 
+def with_app_option(group: Any) -> None:
+    """`--app DIR` (default: the current directory) on every command of a group."""
+    for parser in group.choices.values():
+        parser.add_argument("--app", default=".", help="the app directory")
+
+
 def add_parsers(sub: Any) -> None:
     tok = sub.add_parser("token", help="create, list and revoke API tokens")
     tok_sub = tok.add_subparsers(dest="action", required=True)
@@ -168,8 +174,7 @@ def add_parsers(sub: Any) -> None:
     for action in ("revoke", "regenerate"):
         p = tok_sub.add_parser(action, help=f"{action} a token by id")
         p.add_argument("id", type=int)
-    for p in tok_sub.choices.values():
-        p.add_argument("--app", default=".", help="the app directory")
+    with_app_option(tok_sub)
 
     usr = sub.add_parser("user", help="create, list, block and unblock users")
     usr_sub = usr.add_subparsers(dest="action", required=True)
@@ -182,8 +187,7 @@ def add_parsers(sub: Any) -> None:
     for action in ("block", "unblock"):
         p = usr_sub.add_parser(action, help=f"{action} a user by id")
         p.add_argument("id", type=int)
-    for p in usr_sub.choices.values():
-        p.add_argument("--app", default=".", help="the app directory")
+    with_app_option(usr_sub)
 
     perm = sub.add_parser("permissions", help="list, grant and revoke a role's permissions")
     perm_sub = perm.add_subparsers(dest="action", required=True)
@@ -193,8 +197,7 @@ def add_parsers(sub: Any) -> None:
         p = perm_sub.add_parser(action, help=f"{action} actions (names or `*` patterns)")
         p.add_argument("role")
         p.add_argument("actions", nargs="+")
-    for p in perm_sub.choices.values():
-        p.add_argument("--app", default=".", help="the app directory")
+    with_app_option(perm_sub)
 
     role = sub.add_parser("role", help="list, add and remove roles")
     role_sub = role.add_subparsers(dest="action", required=True)
@@ -205,8 +208,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--description")
     p = role_sub.add_parser("remove", help="remove a role")
     p.add_argument("type")
-    for p in role_sub.choices.values():
-        p.add_argument("--app", default=".", help="the app directory")
+    with_app_option(role_sub)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -103,9 +103,9 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("code")
         if action == "add":
             p.add_argument("name", nargs="?")
-        p.add_argument("--app", default=".", help="the app directory")
     from folio.cli import access
 
+    access.with_app_option(loc_sub)
     access.add_parsers(sub)
     args = parser.parse_args(argv)
     if args.command in ("token", "user", "permissions", "role"):
