@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from folio.auth.permissions import AUTHENTICATED, DEFAULT_ROLES, PUBLIC
+
 I18N = {"i18n": {"localized": True}}
 
 SEO = {
@@ -126,39 +128,29 @@ CONFIG: dict[str, Any] = {
     "i18n": {"defaultLocale": "en", "locales": [{"code": "en", "name": "English (en)"}]},
 }
 
-PERMISSIONS: dict[str, Any] = {
-    "roles": {
-        "public": {
-            "name": "Public",
-            "description": "Default role given to unauthenticated user.",
-            "permissions": [
-                "api::article.article.find",
-                "api::article.article.findOne",
-                "api::category.category.find",
-                "api::category.category.findOne",
-                "api::author.author.find",
-                "api::author.author.findOne",
-                "api::global.global.find",
-                "plugin::users-permissions.auth.callback",
-                "plugin::users-permissions.auth.register",
-                "plugin::users-permissions.auth.forgotPassword",
-                "plugin::users-permissions.auth.resetPassword",
-                "plugin::users-permissions.auth.emailConfirmation",
-                "plugin::users-permissions.auth.sendEmailConfirmation",
-            ],
-        },
-        "authenticated": {
-            "name": "Authenticated",
-            "description": "Default role given to authenticated user.",
-            "permissions": [
-                "api::*",
-                "plugin::upload.content-api.*",
-                "plugin::users-permissions.user.me",
-                "plugin::users-permissions.auth.changePassword",
-            ],
-        },
+
+def _permissions(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The reference's default roles, with the public role reading the example types and
+    the authenticated role doing everything with content and uploads."""
+    reads = []
+    for name, model in models.items():
+        actions = ["find"] if model["kind"] == "singleType" else ["find", "findOne"]
+        reads += [f"api::{name}.{name}.{action}" for action in actions]
+    public, authenticated = DEFAULT_ROLES[PUBLIC], DEFAULT_ROLES[AUTHENTICATED]
+    return {
+        "roles": {
+            PUBLIC: {**public, "permissions": [*reads, *public["permissions"]]},
+            AUTHENTICATED: {
+                **authenticated,
+                "permissions": [
+                    "api::*",
+                    "plugin::upload.content-api.*",
+                    *authenticated["permissions"],
+                ],
+            },
+        }
     }
-}
+
 
 INDEX_PY = '''"""App hooks: `register(app)` runs before serving, `bootstrap(app)` after start."""
 
@@ -189,7 +181,7 @@ def scaffold(target: Path) -> list[Path]:
     seo = target / "src" / "components" / "shared" / "seo.json"
     _write(seo, SEO)
     files.append(seo)
-    for name, data in {**CONFIG, "permissions": PERMISSIONS}.items():
+    for name, data in {**CONFIG, "permissions": _permissions(models)}.items():
         path = target / "config" / f"{name}.json"
         _write(path, data)
         files.append(path)
