@@ -309,13 +309,15 @@ def _sort_paths(raw: Any) -> dict[str, Any]:
 
 
 def _read_spec(
-    ct: ContentType, params: dict[str, Any], settings: Settings, every_locale: bool
+    ct: ContentType, params: dict[str, Any], settings: Settings, find: bool
 ) -> QuerySpec:
-    """The spec's `status`, `locale` (`*` = every locale where allowed) and `fields`."""
+    """The spec's `status`, `locale` and `fields`. A find reads every locale (locale None)
+    for `locale=*`, or without `locale` when `filters[locale]` chooses (as the reference)."""
     spec = QuerySpec()
     spec.status = parse_status(ct, params.get("status"))
     raw = params.get("locale")
-    spec.locale = None if every_locale and raw == "*" else parse_locale(ct, raw, settings)
+    every = find and (raw == "*" or (raw in (None, "") and _filters_locale(params.get("filters"))))
+    spec.locale = None if every else parse_locale(ct, raw, settings)
     spec.fields = parse_fields(ct, params.get("fields"))
     return spec
 
@@ -329,10 +331,11 @@ def _filters_locale(raw: Any) -> bool:
     for key, value in raw.items():
         if key == "locale":
             return True
-        if key in ("$and", "$or", "$not") and _filters_locale(
-            list(value.values()) if isinstance(value, dict) and key != "$not" else value
-        ):
-            return True
+        if key in ("$and", "$or", "$not"):
+            if isinstance(value, dict) and key != "$not":
+                value = list(value.values())  # a group's members, as `qs` writes long arrays
+            if _filters_locale(value):
+                return True
     return False
 
 
@@ -344,9 +347,7 @@ def parse_find(
     registry: Registry,
     visible: Visible | None = None,
 ) -> QuerySpec:
-    spec = _read_spec(ct, params, settings, every_locale=True)
-    if params.get("locale") in (None, "") and _filters_locale(params.get("filters")):
-        spec.locale = None  # `filters[locale]` chooses the locales (as the reference)
+    spec = _read_spec(ct, params, settings, find=True)
     spec.sort = parse_sort(ct, params.get("sort"))
     spec.pagination = parse_pagination(params.get("pagination"), settings)
     filters = params.get("filters")
@@ -375,6 +376,6 @@ def parse_read(
     visible: Visible | None = None,
 ) -> QuerySpec:
     """Parameters of findOne and of write responses: fields, populate, locale, status."""
-    spec = _read_spec(ct, params, settings, every_locale=False)
+    spec = _read_spec(ct, params, settings, find=False)
     parse_populate(ct, params, spec, registry, dialect, visible)
     return spec
