@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from folio.content.reader import Selection, build_selection, order_term
+from folio.content.reader import Selection, build_selection, order_term, sort_expr
 from folio.content.spec import FieldRef, FilterBuilder, Node, invalid_key
 from folio.content.where import compile_where
 from folio.errors import ValidationError
@@ -509,11 +509,8 @@ class Populator:
 
 
 def _order(ref: FieldRef, desc: bool, dialect: str) -> str:
-    """An ORDER BY term of a populate's sort over the target alias `t` (a column, or the
-    subquery of a related field)."""
-    if ref.column.startswith("("):
-        return order_term(ref.column, desc, dialect, False)
-    return order_term(f't."{ref.column}"', desc, dialect, ref.column != "id")
+    """An ORDER BY term of a populate's sort over the target alias `t`."""
+    return order_term(sort_expr(ref.column), desc, dialect, ref.column)
 
 
 def _set_counts(docs: list[dict[str, Any]], key: str, name: str, rows: list[Any]) -> None:

@@ -115,21 +115,22 @@ def build_selection(
 MATERIALIZED_CTE = sqlite3.sqlite_version_info >= (3, 35, 0)
 
 
-def _sort_expr(column: str) -> str:
+def sort_expr(column: str) -> str:
     """A sort key over the table alias `t`: a column, or an expression (a related field)."""
     return column if column.startswith("(") else f't."{column}"'
 
 
-def order_term(ref: str, desc: bool, dialect: str, column: bool = True) -> str:
-    """One ORDER BY term with PostgreSQL's NULL order (NULLs largest) on both databases. On
-    SQLite a column is sorted by `(c IS NULL), c`, the key of its sort index; other
-    expressions (a related field) say NULLS FIRST / LAST."""
+def order_term(ref: str, desc: bool, dialect: str, column: str) -> str:
+    """One ORDER BY term for the sort key `column` (written `ref` in the statement), with
+    PostgreSQL's NULL order (NULLs largest) on both databases. On SQLite a column is sorted
+    by `(c IS NULL), c`, the key of its sort index; a related field's subquery says NULLS
+    FIRST / LAST; `id` is never NULL."""
     direction = "DESC" if desc else "ASC"
-    if dialect != "sqlite":
+    if dialect != "sqlite" or column == "id":
         return f"{ref} {direction}"
-    if column:
-        return f"({ref} IS NULL) {direction}, {ref} {direction}"
-    return f"{ref} {direction} " + ("NULLS FIRST" if desc else "NULLS LAST")
+    if column.startswith("("):
+        return f"{ref} {direction} " + ("NULLS FIRST" if desc else "NULLS LAST")
+    return f"({ref} IS NULL) {direction}, {ref} {direction}"
 
 
 @dataclass
@@ -256,7 +257,7 @@ class TypeReader:
             # the matching ids and sort keys, kept once: the page and the count both read
             # them (SQLite's window count buffers and sorts every matching row whole, about
             # twice the cost on a 1,000-row match)
-            keys = ", ".join(f"{_sort_expr(c)} AS k{i}" for i, (c, _) in enumerate(order))
+            keys = ", ".join(f"{sort_expr(c)} AS k{i}" for i, (c, _) in enumerate(order))
             m_order = self._order(order, lambda i, column: f"m.k{i}", "m.id")
             page = (
                 f"WITH m AS MATERIALIZED (SELECT t.id{', ' if keys else ''}{keys} "
@@ -287,11 +288,8 @@ class TypeReader:
     ) -> str:
         items = []
         for i, (column, desc) in enumerate(order):
-            ref = target(i, column) if target is not None else _sort_expr(column)
-            if column == "id":
-                items.append(f"{ref} {'DESC' if desc else 'ASC'}")
-            else:
-                items.append(order_term(ref, desc, self.dialect, not column.startswith("(")))
+            ref = target(i, column) if target is not None else sort_expr(column)
+            items.append(order_term(ref, desc, self.dialect, column))
         if not any(column == "id" for column, _ in order):
             items.append(f"{id_ref} ASC")
         return ", ".join(items)
