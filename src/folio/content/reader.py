@@ -14,7 +14,7 @@ from folio.content.spec import QuerySpec
 from folio.content.where import compile_where
 from folio.schema.kinds import Converter, timestamp_expr
 from folio.schema.model import ContentType, Schema
-from folio.store.layout import scan_index_name, sort_indexes, version_flag
+from folio.store.layout import null_ordered, scan_index_name, sort_indexes, version_flag
 
 Row = Sequence[Any]
 
@@ -130,7 +130,7 @@ def order_term(ref: str, desc: bool, dialect: str, column: str) -> str:
         return f"{ref} {direction}"
     if column.startswith("("):
         return f"{ref} {direction} " + ("NULLS FIRST" if desc else "NULLS LAST")
-    return f"({ref} IS NULL) {direction}, {ref} {direction}"
+    return ", ".join(f"{part} {direction}" for part in null_ordered(ref))
 
 
 @dataclass

@@ -203,8 +203,8 @@ def build_layout(registry: Registry) -> list[Table]:
     return tables
 
 
-# at most this many attribute columns in a scan index (each adds to every entry), and at
-# most this many sort indexes per content type (each costs every write a little)
+# at most this many attribute columns in a scan index (each adds to every entry), and in
+# sort indexes of their own (each costs every write a little)
 SCAN_INDEX_ATTRIBUTES = 16
 
 # the version set a list reads: one locale, drafts or published versions
@@ -265,16 +265,15 @@ def scan_index_name(ct: ContentType) -> str:
     return f"{ct.table}_scan_{_digest(_scan_expr(ct))}"
 
 
-def sort_key(column: str, alias: str = "") -> str:
-    """The leading sort expression of a column on SQLite, where NULLs sort first by
-    default: `(c IS NULL)` puts them last ascending and first descending, as PostgreSQL
-    does, in a form an index can carry."""
-    ref = f'{alias}."{column}"' if alias else f'"{column}"'
-    return f"({ref} IS NULL)"
+def null_ordered(ref: str) -> list[str]:
+    """A column's sort key on SQLite, where NULLs sort first by default: `(c IS NULL), c`
+    puts them last ascending and first descending, as PostgreSQL does, in a form an index
+    can carry (ORDER BY must write the same terms for SQLite to walk the index)."""
+    return [f"({ref} IS NULL)", ref]
 
 
 def _sort_expr(ct: ContentType, column: str) -> str:
-    return ", ".join([*version_key(ct), sort_key(column), f'"{column}"'])
+    return ", ".join([*version_key(ct), *null_ordered(f'"{column}"')])
 
 
 @cache
