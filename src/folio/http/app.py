@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Match, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
@@ -126,26 +126,11 @@ async def _not_found(request: Request) -> Response:
     raise NotFoundError()
 
 
-class ContentRoute(Route):
-    """A route of the generated content API, matched first: it claims only the paths whose
-    first segment names a content type, and leaves the rest (users, upload, …) to the routes
-    after it, so that a content request is matched without walking the whole table."""
-
-    def __init__(self, path: str, endpoint: Any, names: Any) -> None:
-        super().__init__(path, endpoint, methods=ALL_METHODS)
-        self.names = names
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        match, child = super().matches(scope)
-        if match is not Match.NONE and child["path_params"]["name"] not in self.names:
-            return Match.NONE, {}
-        return match, child
-
-
 class FolioApp(Starlette):
     """The Starlette app, with the generated content routes dispatched before its middleware
     and route table: a content request goes straight to its endpoint (the same endpoint and
-    error handling the routes below give it), everything else through Starlette."""
+    error handling its routes in the table give it), everything else, and an app mounted
+    under a root path, through Starlette."""
 
     content: tuple[Any, Any, set[str]] | None = None  # (root, document, type names)
 
@@ -194,17 +179,18 @@ def build_asgi(folio: Folio) -> Starlette:
         Route("/api/upload/files/{id}", uploads.find_one, methods=["GET", "HEAD"]),
         Route("/api/upload/files/{id}", uploads.destroy, methods=["DELETE"]),
         Mount("/uploads", StaticFiles(directory=str(uploads.provider.root), check_dir=False)),
+        Route("/api/{name}", endpoints.root, methods=ALL_METHODS),
+        Route("/api/{name}/{document_id}", endpoints.document, methods=ALL_METHODS),
         Route("/{path:path}", _not_found, methods=ALL_METHODS),
     ]
-    # content routes go first, but never take a path segment that another route serves
+    # content types dispatched ahead of the table (FolioApp), but never a path segment
+    # that another route serves
     taken = {
-        r.path.split("/")[2] for r in routes if isinstance(r, Route) and r.path.startswith("/api/")
+        r.path.split("/")[2]
+        for r in routes
+        if isinstance(r, Route) and r.path.startswith("/api/") and not r.path.startswith("/api/{")
     }
     names = {name for name in folio.registry.by_route if name not in taken}
-    routes[:0] = [
-        ContentRoute("/api/{name}", endpoints.root, names),
-        ContentRoute("/api/{name}/{document_id}", endpoints.document, names),
-    ]
     handlers: dict[Any, Any] = {
         FolioError: _folio_error,
         HTTPException: _http_error,
