@@ -49,7 +49,8 @@ def _has_localizations(schema: ContentType) -> bool:
 TRUE = frozenset({"true", "*", "1", "t"})
 FALSE = frozenset({"false", "0", "f"})
 POPULATE_KEYS = frozenset({"fields", "filters", "sort", "populate", "on", "count"})
-COUNT_VALUES = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}
+# `count` takes the boolean spellings of populate values (not `*`)
+COUNT_VALUES = {**dict.fromkeys(TRUE - {"*"}, True), **dict.fromkeys(FALSE, False)}
 
 
 @dataclass
@@ -405,7 +406,7 @@ class Populator:
         rows = yield query(
             f"SELECT {sel.sql}, {parent} {joined} ORDER BY {parent}, {order}, l.id", params
         )
-        found = _group(sel, rows)
+        found = sel.grouped(rows)
         many = attr.relation in ("oneToMany", "manyToMany", "manyWay", "morphMany", "morphToMany")
         if attr.mapped_by is not None:
             owner_attr = target.attributes[attr.mapped_by]
@@ -444,7 +445,7 @@ class Populator:
             "ORDER BY c.entity_id, c.position",
             params,
         )
-        found = _group(sel, rows)
+        found = sel.grouped(rows)
         children: list[dict[str, Any]] = []
         for doc in docs:
             items = found.get(doc["id"], [])
@@ -502,7 +503,7 @@ class Populator:
             f"({_marks(len(keys))}) ORDER BY m.related_id, m.position",
             [schema.uid, attr.name, *keys],
         )
-        found = _group(sel, rows)
+        found = sel.grouped(rows)
         for doc in docs:
             items = found.get(doc["id"], [])
             doc[attr.name] = items if attr.multiple else (items[0] if items else None)
@@ -518,10 +519,6 @@ def _set_counts(docs: list[dict[str, Any]], key: str, name: str, rows: list[Any]
     counts = {parent: int(n) for parent, n in rows}
     for doc in docs:
         doc[name] = {"count": counts.get(doc[key], 0)}
-
-
-def _group(sel: Selection, rows: list[Any]) -> dict[Any, list[dict[str, Any]]]:
-    return sel.grouped(rows)
 
 
 def _unique(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
