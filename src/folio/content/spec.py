@@ -367,25 +367,26 @@ class FilterBuilder:
                 wanted = parse_bool(value)
             except ValueError:
                 raise self.invalid_value([*path, op], value, "expected true or false") from None
-            exists = self._rel(schema, attr, Cond(SYSTEM_FIELDS["id"], "$notNull", True), path)
+            any_entry = Cond(SYSTEM_FIELDS["id"], "$notNull", True)
+            exists = self._rel(schema, attr, target, any_entry, path)
             nodes.append(Not(exists) if wanted == (op == "$null") else exists)
         if rest or not presence:
             child = self.build(target, rest, path)
             if child is not None:
-                nodes.append(self._rel(schema, attr, child, path))
+                nodes.append(self._rel(schema, attr, target, child, path))
         if not nodes:
             return None
         return nodes[0] if len(nodes) == 1 else Group("AND", nodes)
 
-    def _rel(self, schema: Schema, attr: Attribute, child: Node, path: list[str]) -> Node:
-        """The semi-join of documents whose related entries (or components) match `child`."""
-        assert self.registry is not None
-        if attr.type == "component":
-            comp = self.registry.components[str(attr.component)]
+    def _rel(
+        self, schema: Schema, attr: Attribute, target: Schema, child: Node, path: list[str]
+    ) -> Node:
+        """The semi-join of documents whose related entries (or components, `target`)
+        match `child`."""
+        if not isinstance(target, ContentType):
             return Rel(
-                "component", components_table_name(schema), comp.table, child, field=attr.name
+                "component", components_table_name(schema), target.table, child, field=attr.name
             )
-        target = self.registry.content_types[str(attr.target)]
         if attr.mapped_by is None:
             return Rel(
                 "owner",

@@ -56,7 +56,9 @@ def shape_of(node: Node) -> Shape:
     return ("n", shape_of(node.child))
 
 
-def params_of(node: Node, dialect: str, out: list[Any]) -> None:
+def params_of(node: Node, shape: Shape, dialect: str, out: list[Any]) -> None:
+    """The bound values of `node`, in the order `where_sql(shape)` places them (`shape` is
+    `shape_of(node)`, walked alongside)."""
     if isinstance(node, Cond):
         op = node.op
         if op in ("$null", "$notNull"):
@@ -70,8 +72,8 @@ def params_of(node: Node, dialect: str, out: list[Any]) -> None:
             return
         out.append(node.value)
     elif isinstance(node, Group):
-        for child in node.children:
-            params_of(child, dialect, out)
+        for child, child_shape in zip(node.children, shape[2], strict=True):
+            params_of(child, child_shape, dialect, out)
     elif isinstance(node, Rel):
         own: list[Any] = []
         if node.kind == "component":
@@ -79,11 +81,11 @@ def params_of(node: Node, dialect: str, out: list[Any]) -> None:
         elif node.kind == "inverse" and node.target_localized and node.locale is not None:
             own.append(node.locale)
         out.extend(own)
-        params_of(node.child, dialect, out)
-        if null_value(shape_of(node.child)) is True:
+        params_of(node.child, shape[-1], dialect, out)
+        if null_value(shape[-1]) is True:
             out.extend(own)  # the documents without any target
     else:
-        params_of(node.child, dialect, out)
+        params_of(node.child, shape[1], dialect, out)
 
 
 _LIKE_SPECIAL = frozenset("\\%_")
@@ -127,7 +129,7 @@ def where_sql(shape: Shape, dialect: str, alias: str) -> str:
         return f"NOT ({where_sql(shape[1], dialect, alias)})"
     _, ref, op, n, flag = shape
     if op in ("$null", "$notNull"):
-        is_null = flag if op == "$null" else not flag
+        is_null = _tests_null(op, flag)
         return f"{_column(alias, ref, dialect, False)} IS {'' if is_null else 'NOT '}NULL"
     if op in _SIMPLE:
         return f"{_column(alias, ref, dialect, False)} {_SIMPLE[op]} ?"
@@ -194,6 +196,11 @@ def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
     return f"({matched} OR {head} NOT IN (SELECT {picked} FROM {frm}{where}))"
 
 
+def _tests_null(op: str, flag: bool) -> bool:
+    """Whether `$null: flag` / `$notNull: flag` asks for `IS NULL` (else `IS NOT NULL`)."""
+    return flag if op == "$null" else not flag
+
+
 def null_value(shape: Shape) -> bool | None:
     """The value of a condition on a missing row (every field NULL), in SQL's three-valued
     logic: True, False or None (unknown)."""
@@ -201,7 +208,7 @@ def null_value(shape: Shape) -> bool | None:
     if tag == "c":
         _, _, op, n, flag = shape
         if op in ("$null", "$notNull"):
-            return bool(flag) if op == "$null" else not flag
+            return _tests_null(op, flag)
         return False if op == "$in" and n == 0 else None
     if tag == "g":
         values = [null_value(s) for s in shape[2]]
@@ -222,5 +229,6 @@ def compile_where(node: Node | None, dialect: str, alias: str = "t") -> tuple[st
     if node is None:
         return "", []
     params: list[Any] = []
-    params_of(node, dialect, params)
-    return where_sql(shape_of(node), dialect, alias), params
+    shape = shape_of(node)
+    params_of(node, shape, dialect, params)
+    return where_sql(shape, dialect, alias), params
