@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from folio.http.app import Folio, build_asgi, load_app
+from folio.app import Folio, load_app
+from folio.http.app import build_asgi
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PG_URL = os.environ.get("FOLIO_TEST_DATABASE_URL")

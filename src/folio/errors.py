@@ -153,3 +153,28 @@ class ConfigError(Exception):
 
 class SchemaSyncError(ConfigError):
     """A database schema change that would lose data."""
+
+
+def invalid_key(key: str, path: str | None, param: str, source: str = "query") -> ValidationError:
+    """A query names a field, operator or option that does not exist or may not be used
+    there. `path`: the dotted path of the field it sits under."""
+    message = f"Invalid key {key}" + (f" at {path}" if path and path != key else "")
+    return ValidationError(message, {"key": key, "path": path, "source": source, "param": param})
+
+
+def invalid_value(
+    param: str, path: list[str], value: Any, reason: str, source: str = "query"
+) -> ValidationError:
+    """A query's value does not fit where it is given (`path`: the keys inside `param`)."""
+    name = param + "".join(f"[{p}]" for p in path)
+    shown = f'"{value}"' if isinstance(value, str) else repr(value)
+    return ValidationError(
+        f"Invalid value {shown} for {name}: {reason}",
+        {
+            "key": path[-1] if path else "",
+            "path": ".".join(path),
+            "source": source,
+            "param": param,
+            "value": value,
+        },
+    )

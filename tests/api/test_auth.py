@@ -559,8 +559,8 @@ def test_a_failing_hook_answers_500_without_internals(backend: str, tmp_path: Pa
 
 
 def test_an_unknown_policy_stops_start_up(tmp_path: Path) -> None:
+    from folio.app import load_app
     from folio.errors import ConfigError
-    from folio.http.app import load_app
 
     app = make_auth_app(tmp_path)
     (app / "src" / "api" / "tag" / "routes").mkdir()

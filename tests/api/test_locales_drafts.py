@@ -309,3 +309,27 @@ def test_a_locale_filter_chooses_the_locales(api: Api) -> None:
     query = "filters[$or][0][locale][$eq]=fr&filters[$or][1][title][$eq]=Hello&sort=title"
     assert titles(api.get(f"/api/articles?{query}")) == ["Bonjour", "Hello", "Salut"]
     assert titles(api.get("/api/articles?locale=en&filters[locale][$eq]=fr")) == []
+
+
+def test_a_sort_on_a_related_field_reads_the_related_versions_of_the_status(api: Api) -> None:
+    """`sort=articles.title` orders categories by their first article's title in the
+    versions the read asks for: a draft read by draft titles, a published read by
+    published ones (a category whose articles are all drafts has no published value and
+    sorts last)."""
+    c1 = api.create("categories", {"name": "C1"})["documentId"]
+    c2 = api.create("categories", {"name": "C2"})["documentId"]
+    c3 = api.create("categories", {"name": "C3"})["documentId"]
+    moved = api.create("articles", {"title": "m-title", "category": c1})["documentId"]
+    r = api.put(f"/api/articles/{moved}?status=draft", {"data": {"title": "a-title"}})
+    assert r.status_code == 200, r.text
+    api.create("articles", {"title": "f-title", "category": c2})
+    api.create("articles", {"title": "z-title", "category": c3}, "?status=draft")
+
+    def names(query: str) -> list[str]:
+        r = api.get(f"/api/categories?sort=articles.title{query}")
+        assert r.status_code == 200, r.text
+        return [d["name"] for d in r.json()["data"]]
+
+    assert names("") == ["C2", "C1", "C3"]
+    assert names("&status=draft") == ["C1", "C2", "C3"]
+    assert names(":desc&status=draft") == ["C3", "C2", "C1"]

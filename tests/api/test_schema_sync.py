@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from folio.app import load_app
 from folio.errors import ConfigError, SchemaSyncError
-from folio.http.app import load_app
 from tests.conftest import database_url, running
 
 CATEGORY = Path("src/api/category/content-types/category/schema.json")

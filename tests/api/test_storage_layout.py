@@ -171,7 +171,7 @@ def test_inverse_relation_with_few_fields(api: Api) -> None:
 def test_sqlite_reads_through_the_covering_and_sort_indexes(app_dir: Path) -> None:
     """The count and the sorted ids come from the covering scan index; the walked page from
     the sort index of its first sort key."""
-    from folio.http.rest.params import parse_find
+    from folio.auth.principal import OPEN
     from folio.http.rest.qs import parse_qs
 
     url = database_url("sqlite", app_dir)
@@ -180,8 +180,8 @@ def test_sqlite_reads_through_the_covering_and_sort_indexes(app_dir: Path) -> No
         folio = api.folio
         ct = folio.registry.by_route["articles"]
         query = "filters[title][$containsi]=ab&sort=publishDate:desc"
-        spec = parse_find(ct, parse_qs(query), folio.settings, "sqlite", folio.registry)
-        plan = folio.documents.reader(ct).find_statements(spec)
+        spec = folio.documents.query(ct, parse_qs(query), OPEN)
+        plan = folio.documents.reads.reader(ct).find_statements(spec)
     names = index_names(url, "articles")
     [scan] = [n for n in names if n.startswith("articles_scan_")]
     assert len([n for n in names if n.startswith("articles_sort_")]) >= 3

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from folio.content.reader import Selection
+from folio.content.sql.select import Selection
 
 
 def test_documents_apply_keys_and_converters() -> None:

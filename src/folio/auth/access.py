@@ -16,48 +16,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import MutableMapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from folio.auth.jwt import JwtCodec
-from folio.auth.permissions import PUBLIC, RoleTable, find_action
+from folio.auth.permissions import PUBLIC, RoleTable
+from folio.auth.principal import Principal
 from folio.auth.tokens import TokenService
 from folio.auth.users import UserService
 from folio.errors import ForbiddenError, UnauthorizedError
 
-READ_SUFFIXES = (".find", ".findOne")
 CACHE_LIMIT = 10_000
 TOUCH_EVERY = 60.0
-
-
-@dataclass(frozen=True, slots=True)
-class Principal:
-    kind: str = "public"  # public | user | token
-    name: str = PUBLIC  # the role type, or the token's name
-    scope: str = "listed"  # all (full-access token) | read (read-only token) | listed
-    permissions: frozenset[str] = field(default_factory=frozenset)
-    user_id: int | None = None
-    token_id: int | None = None
-
-    def can(self, action: str) -> bool:
-        if self.scope == "all":
-            return True
-        if self.scope == "read":
-            return action.endswith(READ_SUFFIXES)
-        return action in self.permissions
-
-    def can_find(self, uid: str) -> bool:
-        """May see documents of a type through a relation (populate, deep filters)."""
-        return self.can(find_action(uid))
-
-    def can_read_drafts(self, uid: str) -> bool:
-        if self.kind == "token":
-            return self.can(f"{uid}.find") or self.can(f"{uid}.findOne")
-        return f"{uid}.update" in self.permissions
-
-
-OPEN = Principal(kind="public", name="open", scope="all")
 
 
 def _bearer(scope: MutableMapping[str, Any]) -> bytes | None:
@@ -84,6 +54,9 @@ class AccessControl:
         self._cache: dict[bytes, tuple[Principal, float]] = {}
         self._touched: dict[int, float] = {}
         self._public = self._role_principal(PUBLIC, "public")
+        # a changed user or token may no longer do what its cached principal says
+        users.on_change.append(self.forget)
+        tokens.on_change.append(self.forget)
 
     def _role_principal(self, role: str | None, kind: str, user_id: int | None = None) -> Principal:
         found = self.roles.get(role) if role else None

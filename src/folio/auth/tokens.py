@@ -7,14 +7,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
 
-from folio.content.service import DocumentService
-from folio.content.spec import QuerySpec
+from folio.content.documents import DocumentService
+from folio.content.query import Query
 from folio.errors import (
     ApplicationError,
     FieldError,
@@ -57,6 +58,9 @@ class TokenService:
         self.ct: ContentType = documents.registry.content_types[TOKEN_UID]
         self.salt = salt.encode()
         self.actions = actions
+        # called after a token's kind, permissions or key change, or it is revoked
+        # (AccessControl subscribes, to drop what it cached for the old token)
+        self.on_change: list[Callable[[], None]] = []
         d = documents.dialect
         expr = self.ct.attributes["expiresAt"].kind.select_expr
         self._lookup_sql = (
@@ -64,6 +68,10 @@ class TokenService:
             f'{expr("t.last_used_at", d)}, t.access_key FROM "{self.ct.table}" t '
             "WHERE t.access_key = ?"
         )
+
+    def _changed(self) -> None:
+        for listener in self.on_change:
+            listener()
 
     def digest(self, access_key: str) -> str:
         return hmac.new(self.salt, access_key.encode(), hashlib.sha512).hexdigest()
@@ -180,12 +188,12 @@ class TokenService:
         await self._name_taken(values.get("name"), None)
         access_key = secrets.token_hex(128)
         values["accessKey"] = self.digest(access_key)
-        doc = self.public(await self.documents.create(self.ct, values))
+        doc = self.public(await self.documents.writes.create(self.ct, values))
         doc["accessKey"] = access_key
         return doc
 
     async def _document_id(self, token_id: int) -> str:
-        document_id = await self.documents.document_id_of(self.ct, token_id)
+        document_id = await self.documents.reads.document_id_of(self.ct, token_id)
         if document_id is None:
             raise NotFoundError("API Token not found")
         return document_id
@@ -194,32 +202,38 @@ class TokenService:
         stored = await self._stored(token_id)
         values = self._check(data, self.public(stored))
         await self._name_taken(values.get("name"), token_id)
-        return self.public(await self.documents.update(self.ct, stored["documentId"], values))
+        doc = await self.documents.writes.update(self.ct, stored["documentId"], values)
+        self._changed()
+        return self.public(doc)
 
     async def regenerate(self, token_id: int) -> dict[str, Any]:
         document_id = await self._document_id(token_id)
         access_key = secrets.token_hex(128)
-        await self.documents.update(self.ct, document_id, {"accessKey": self.digest(access_key)})
+        await self.documents.writes.update(
+            self.ct, document_id, {"accessKey": self.digest(access_key)}
+        )
+        self._changed()
         return {"id": token_id, "accessKey": access_key, "kind": "content-api"}
 
     async def revoke(self, token_id: int) -> dict[str, Any] | None:
         """Deletes a token; None when there was none (the reference answers `null`)."""
-        doc = await self.documents.find_by_id(self.ct, token_id, QuerySpec())
+        doc = await self.documents.reads.find_by_id(self.ct, token_id, Query())
         if doc is None:
             return None
-        await self.documents.delete(self.ct, doc["documentId"])
+        await self.documents.writes.delete(self.ct, doc["documentId"])
+        self._changed()
         return self.public(doc)
 
     # ------------------------------------------------------------------ reads
     async def list(self) -> list[dict[str, Any]]:
-        spec = QuerySpec()
+        spec = Query()
         spec.pagination.mode = "offset"
         spec.pagination.limit = 1_000_000
-        docs, _ = await self.documents.find(self.ct, spec)
+        docs, _ = await self.documents.reads.find(self.ct, spec)
         return [self.public(d) for d in sorted(docs, key=lambda d: int(d["id"]))]
 
     async def _stored(self, token_id: int) -> dict[str, Any]:
-        doc = await self.documents.find_by_id(self.ct, token_id, QuerySpec())
+        doc = await self.documents.reads.find_by_id(self.ct, token_id, Query())
         if doc is None:
             raise NotFoundError("API Token not found")
         return doc

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,11 +15,12 @@ import orjson
 
 from folio.auth.jwt import JwtCodec
 from folio.auth.mail import Mailer
+from folio.auth.passwords import HashedPassword, hash_password, verify_password
 from folio.auth.permissions import RoleTable
 from folio.auth.settings import AuthSettings
-from folio.content.service import DocumentService
-from folio.content.spec import QuerySpec
-from folio.content.validation import HashedPassword, hash_password, verify_password
+from folio.content.documents import DocumentService
+from folio.content.query import Query
+from folio.content.sql.layout import link_table_name
 from folio.errors import (
     ApplicationError,
     FieldError,
@@ -28,11 +29,10 @@ from folio.errors import (
     validation_failed,
 )
 from folio.schema.builtins import ROLE_UID, USER_UID
+from folio.schema.kinds import EMAIL_RE
 from folio.schema.model import ContentType
-from folio.store.layout import link_table_name
 from folio.store.program import Program, execute, query
 
-EMAIL_RE = re.compile(r"^[^\s@]+@[^\s@]+\.[^\s@]+$")
 INVALID_CREDENTIALS = "Invalid identifier or password"
 TAKEN = "Email or Username are already taken"
 
@@ -92,6 +92,9 @@ class UserService:
         self.roles = roles
         self.jwt = jwt
         self.mailer = mailer
+        # called after a user is changed (blocked, given another role, a new password) or
+        # deleted (AccessControl subscribes, to drop what it cached for the user's JWTs)
+        self.on_change: list[Callable[[], None]] = []
         registry = documents.registry
         self.ct: ContentType = registry.content_types[USER_UID]
         self.role_ct: ContentType = registry.content_types[ROLE_UID]
@@ -121,7 +124,7 @@ class UserService:
         existing = await self.documents.db.read(program())
         for type_, role in self.roles.roles.items():
             if type_ not in existing:
-                doc = await self.documents.create(
+                doc = await self.documents.writes.create(
                     self.role_ct,
                     {"name": role.name, "description": role.description, "type": type_},
                 )
@@ -160,8 +163,8 @@ class UserService:
             return None
         return UserAuth(int(row[0]), bool(row[1]), bool(row[2]), row[3])
 
-    async def get(self, user_id: int, spec: QuerySpec | None = None) -> dict[str, Any] | None:
-        return await self.documents.find_by_id(self.ct, user_id, spec or QuerySpec())
+    async def get(self, user_id: int, spec: Query | None = None) -> dict[str, Any] | None:
+        return await self.documents.reads.find_by_id(self.ct, user_id, spec or Query())
 
     async def list_ids(self) -> list[int]:
         def program() -> Program:
@@ -172,7 +175,7 @@ class UserService:
         return ids
 
     async def document_id(self, user_id: int) -> str:
-        document_id = await self.documents.document_id_of(self.ct, user_id)
+        document_id = await self.documents.reads.document_id_of(self.ct, user_id)
         if document_id is None:
             raise NotFoundError("User not found")
         return document_id
@@ -192,14 +195,16 @@ class UserService:
         if "role" not in values:
             values["role"] = await self.role_document_id(role or self.settings.default_role)
         values = await self._prepare(values, None, taken)
-        return await self.documents.create(self.ct, values, populate=populate)
+        return await self.documents.writes.create(self.ct, values, populate=populate)
 
     async def update(
         self, user_id: int, data: dict[str, Any], populate: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         document_id = await self.document_id(user_id)
         values = await self._prepare(data, user_id)
-        return await self.documents.update(self.ct, document_id, values, populate=populate)
+        doc = await self.documents.writes.update(self.ct, document_id, values, populate=populate)
+        self._changed()
+        return doc
 
     async def _prepare(
         self, data: dict[str, Any], user_id: int | None, taken: str | None = None
@@ -219,8 +224,13 @@ class UserService:
         doc = await self.get(user_id)
         if doc is None:
             raise NotFoundError()
-        await self.documents.delete(self.ct, doc["documentId"])
+        await self.documents.writes.delete(self.ct, doc["documentId"])
+        self._changed()
         return doc
+
+    def _changed(self) -> None:
+        for listener in self.on_change:
+            listener()
 
     def _check_password_field(self, values: dict[str, Any]) -> None:
         if "password" in values:
@@ -482,3 +492,4 @@ class UserService:
             )
 
         await self.documents.db.write(program())
+        self._changed()

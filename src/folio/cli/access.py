@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from folio.app import Folio, load_app
 from folio.auth.permissions import catalogue, expand, read_declared, write_declared
 from folio.errors import ConfigError, FolioError
-from folio.http.app import Folio, load_app
 
 LIFESPANS = ("7", "30", "90")
 DAY_MS = 86_400_000

@@ -13,7 +13,6 @@ from folio.schema.model import Attribute, Component, Registry
 if TYPE_CHECKING:
     from folio.content.validation import Written
 
-TO_ONE = frozenset({"oneToOne", "manyToOne", "oneWay", "morphToOne", "morphOne"})
 STATUSES = frozenset({"draft", "published"})
 
 
@@ -56,7 +55,8 @@ LinkWrite = RelationWrite | ComponentWrite | MediaWrite
 
 
 def is_to_one(attr: Attribute) -> bool:
-    return attr.relation in TO_ONE
+    """An owning side that keeps one entry (the last connected one)."""
+    return not attr.to_many()
 
 
 def _entry(value: Any, path: list[str | int], errors: list[FieldError]) -> Entry | None:

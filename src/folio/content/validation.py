@@ -5,11 +5,9 @@ of them in one `ValidationError`."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 from typing import Any
 
+from folio.auth.passwords import HashedPassword, hash_password
 from folio.content.links import (
     LinkWrite,
     parse_components,
@@ -22,26 +20,6 @@ from folio.schema.model import Attribute, ContentType, Registry, Schema
 
 # Members of `data` that are not attributes but are handled by the endpoint.
 ACCEPTED_INPUT = frozenset({"locale", "publishedAt"})
-
-
-class HashedPassword(str):
-    """A password already hashed (off the event loop) by the caller: stored as given."""
-
-
-def hash_password(password: str) -> HashedPassword:
-    salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
-    return HashedPassword(f"scrypt${salt.hex()}${digest.hex()}")
-
-
-def verify_password(password: str, stored: str | None) -> bool:
-    """Checks a password against a stored hash in constant time (False for no hash)."""
-    if not stored or not stored.startswith("scrypt$"):
-        hashlib.scrypt(b"x", salt=b"0" * 16, n=2**14, r=8, p=1)  # same cost either way
-        return False
-    _, salt_hex, digest_hex = stored.split("$", 2)
-    digest = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt_hex), n=2**14, r=8, p=1)
-    return hmac.compare_digest(digest.hex(), digest_hex)
 
 
 def require_data(body: Any) -> dict[str, Any]:

@@ -1,9 +1,8 @@
-"""Preparing uploaded files: names, hashes, MIME checks, size limits, image dimensions and
+"""Preparing uploaded files: names, hashes, type checks, size limits, image dimensions and
 formats, and their storage through a provider. Database records are written by the caller."""
 
 from __future__ import annotations
 
-import mimetypes
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ from typing import Any
 
 from folio.errors import PayloadTooLargeError, ValidationError
 from folio.files.images import dimensions, variants
+from folio.files.mime import guess_mime, permitted
 from folio.files.providers import Provider
 
 
@@ -35,22 +35,6 @@ def _slug(text: str) -> str:
     return slug[:60] or "file"
 
 
-def _matches(mime: str, patterns: list[str]) -> bool:
-    for pattern in patterns:
-        if pattern == "*" or pattern == mime:
-            return True
-        if pattern.endswith("/*") and mime.startswith(pattern[:-1]):
-            return True
-    return False
-
-
-def guess_mime(filename: str, declared: str | None) -> str:
-    if declared and declared != "application/octet-stream":
-        return declared.split(";")[0].strip().lower()
-    guessed, _ = mimetypes.guess_type(filename)
-    return guessed or "application/octet-stream"
-
-
 def check(item: Incoming, settings: UploadSettings) -> str:
     """Size and type checks; returns the MIME type."""
     if len(item.data) > settings.size_limit:
@@ -59,7 +43,7 @@ def check(item: Incoming, settings: UploadSettings) -> str:
             {"name": item.filename, "size": len(item.data), "limit": settings.size_limit},
         )
     mime = guess_mime(item.filename, item.mime)
-    if not _matches(mime, settings.allowed_types) or _matches(mime, settings.denied_types):
+    if not permitted(mime, settings.allowed_types, settings.denied_types):
         raise ValidationError(
             f"File type {mime} is not allowed",
             {
@@ -76,7 +60,7 @@ def check(item: Incoming, settings: UploadSettings) -> str:
     return mime
 
 
-def store(
+async def store(
     item: Incoming, mime: str, info: dict[str, Any], provider: Provider, settings: UploadSettings
 ) -> tuple[dict[str, Any], list[str]]:
     """Stores the bytes (and image formats) and returns the record's data with the keys
@@ -86,14 +70,14 @@ def store(
     name = info.get("name") or item.filename
     digest = f"{_slug(path.stem)}_{secrets.token_hex(5)}"
     keys: list[str] = []
-    url = provider.put(digest + ext, item.data, mime)
+    url = await provider.put(digest + ext, item.data, mime)
     keys.append(digest + ext)
     size = dimensions(item.data) if mime.startswith("image/") else None
     formats: dict[str, Any] | None = None
     if size is not None and settings.responsive_formats:
         for variant in variants(item.data, mime):
             key = f"{variant.name}_{digest}{ext}"
-            vurl = provider.put(key, variant.data, mime)
+            vurl = await provider.put(key, variant.data, mime)
             keys.append(key)
             formats = formats or {}
             formats[variant.name] = {

@@ -24,7 +24,7 @@ from folio.http.responses import json_response
 from folio.http.rest.content import read_json
 
 if TYPE_CHECKING:
-    from folio.http.app import Folio
+    from folio.app import Folio
 
 
 class AdminEndpoints:
@@ -88,18 +88,15 @@ class AdminEndpoints:
     async def update(self, request: Request) -> Response:
         self._check(request)
         token = await self.folio.tokens.update(self._id(request), await self._body(request))
-        self.folio.access.forget()
         return json_response({"data": token})
 
     async def revoke(self, request: Request) -> Response:
         self._check(request)
         raw = request.path_params["id"]
         token = await self.folio.tokens.revoke(int(raw)) if raw.isdigit() else None
-        self.folio.access.forget()
         return json_response({"data": token})
 
     async def regenerate(self, request: Request) -> Response:
         self._check(request)
         token = await self.folio.tokens.regenerate(self._id(request))
-        self.folio.access.forget()
         return json_response({"data": token}, 201)

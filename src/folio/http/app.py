@@ -1,9 +1,10 @@
-"""The ASGI application: loads an app directory (settings, models), opens and syncs the
-database on start-up, and routes requests to the REST endpoints with the error envelope."""
+"""The HTTP front-end: the ASGI application serving one app (folio.app) — the REST
+endpoints, the upload routes and their files, each action run through the pipeline
+(authorization, policies, middlewares), errors in the reference's envelope. The app's
+database is opened and synced in the server's lifespan."""
 
 from __future__ import annotations
 
-import inspect
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -19,85 +20,22 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
-from folio.auth.access import AccessControl
-from folio.auth.jwt import JwtCodec
-from folio.auth.mail import LogMailer, Mailer
-from folio.auth.permissions import RoleTable, catalogue
-from folio.auth.settings import load_auth_settings
-from folio.auth.tokens import TokenService
-from folio.auth.users import UserService
-from folio.config import Settings, load_settings
-from folio.content.service import DocumentService
+from folio.app import Folio, load_app
 from folio.errors import FolioError, InternalError, MethodNotAllowedError, NotFoundError
 from folio.http.admin import AdminEndpoints
-from folio.http.hooks import load_hooks, load_index
 from folio.http.pipeline import Pipeline
 from folio.http.responses import error_response
 from folio.http.rest.content import ContentEndpoints
 from folio.http.upload import UploadEndpoints
 from folio.http.users import UserEndpoints
-from folio.schema.loader import load_registry
-from folio.schema.model import Registry
-from folio.store.database import Database, open_database
-from folio.store.layout import build_layout
-from folio.store.sync import sync_schema
+
+# Folio and load_app live in folio.app; named here too for modules that import them from
+# this one
+__all__ = ["Folio", "FolioApp", "build_asgi", "create_app", "load_app"]
 
 log = logging.getLogger("folio")
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
-
-
-class Folio:
-    """One served app: its settings, models, database and services."""
-
-    def __init__(self, settings: Settings, registry: Registry, db: Database) -> None:
-        self.settings = settings
-        self.registry = registry
-        self.db = db
-        self.documents = DocumentService(registry, db, settings.default_locale)
-        self.auth_settings = auth = load_auth_settings(settings)
-        self.actions = catalogue(registry)
-        self.roles = RoleTable(settings.app_dir, self.actions)
-        self.jwt = JwtCodec(auth.jwt_secret, auth.jwt_expires_in)
-        self.mailer: Mailer = LogMailer()
-        self.users = UserService(self.documents, auth, self.roles, self.jwt, self.mailer)
-        self.tokens = TokenService(self.documents, auth.token_salt, self.actions)
-        self.access = AccessControl(
-            self.roles, self.users, self.tokens, self.jwt, auth.cache_seconds
-        )
-        self.hooks = load_hooks(settings.app_dir, registry)
-        self.pipeline = Pipeline(self, self.access, self.hooks)
-        self.index = load_index(settings.app_dir)
-        register = getattr(self.index, "register", None)
-        if callable(register):
-            register(self)
-        self.users.mailer = self.mailer
-        self.pipeline.compile(self.actions)
-
-    async def start(self, bootstrap: bool = True) -> None:
-        await self.db.start()
-        changes = await self.db.write(sync_schema(self.db.dialect, build_layout(self.registry)))
-        for change in changes:
-            log.info("schema: %s", change)
-        await self.users.sync_roles()
-        hook = getattr(self.index, "bootstrap", None)
-        if bootstrap and callable(hook):
-            result = hook(self)
-            if inspect.isawaitable(result):
-                await result
-
-    async def close(self) -> None:
-        await self.db.close()
-
-
-def load_app(app_dir: Path | str, database_url: str | None = None) -> Folio:
-    """Reads the app directory; raises ConfigError on a bad model or configuration."""
-    settings = load_settings(Path(app_dir))
-    if database_url:
-        settings.database_url = database_url
-    registry = load_registry(settings.app_dir)
-    db = open_database(settings.database_url, str(settings.app_dir))
-    return Folio(settings, registry, db)
 
 
 async def _folio_error(request: Request, exc: Exception) -> Response:
@@ -160,6 +98,8 @@ class FolioApp(Starlette):
 
 
 def build_asgi(folio: Folio) -> Starlette:
+    # before the endpoints, which run their actions through it
+    folio.pipeline = Pipeline(folio)
     endpoints = ContentEndpoints(folio)
 
     @asynccontextmanager
@@ -178,7 +118,7 @@ def build_asgi(folio: Folio) -> Starlette:
         Route("/api/upload/files", uploads.find, methods=["GET", "HEAD"]),
         Route("/api/upload/files/{id}", uploads.find_one, methods=["GET", "HEAD"]),
         Route("/api/upload/files/{id}", uploads.destroy, methods=["DELETE"]),
-        Mount("/uploads", StaticFiles(directory=str(uploads.provider.root), check_dir=False)),
+        *_storage_mount(folio),
         Route("/api/{name}", endpoints.root, methods=ALL_METHODS),
         Route("/api/{name}/{document_id}", endpoints.document, methods=ALL_METHODS),
         Route("/{path:path}", _not_found, methods=ALL_METHODS),
@@ -200,6 +140,14 @@ def build_asgi(folio: Folio) -> Starlette:
     app.content = (endpoints.root, endpoints.document, names)
     app.state.folio = folio
     return app
+
+
+def _storage_mount(folio: Folio) -> list[BaseRoute]:
+    """The stored uploads, when the provider's URLs point back at this server."""
+    mount = folio.storage.static_mount()
+    if mount is None:
+        return []
+    return [Mount(mount.path, StaticFiles(directory=str(mount.directory), check_dir=False))]
 
 
 def create_app(app_dir: Path | str | None = None, database_url: str | None = None) -> Starlette:

@@ -10,18 +10,16 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
 
-from folio.auth.access import Principal
-from folio.content.spec import QuerySpec
+from folio.auth.principal import OPEN, Principal
+from folio.content.query import Query
 from folio.errors import NotFoundError, PayloadTooLargeError, ValidationError
-from folio.files.providers import LocalProvider
 from folio.files.uploads import Incoming, UploadSettings, check, keys_of, store
 from folio.http.responses import json_response
 from folio.http.rest.content import query_params
-from folio.http.rest.params import parse_find
 from folio.schema.builtins import FILE_UID
 
 if TYPE_CHECKING:
-    from folio.http.app import Folio
+    from folio.app import Folio
 
 INFO_KEYS = frozenset({"name", "alternativeText", "caption", "folder"})
 
@@ -74,7 +72,7 @@ class UploadEndpoints:
         self.folio = folio
         self.file_type = folio.registry.content_types[FILE_UID]
         self.settings = upload_settings(folio.settings.raw.get("plugins", {}))
-        self.provider = LocalProvider(folio.settings.app_dir / "public" / "uploads")
+        self.provider = folio.storage
 
         guarded = folio.pipeline.endpoint
         self.upload = guarded("plugin::upload.content-api.upload", self._upload)
@@ -103,13 +101,13 @@ class UploadEndpoints:
         records = []
         try:
             for item, mime, info in zip(incoming, mimes, infos, strict=True):
-                record, keys = store(item, mime, info, self.provider, self.settings)
+                record, keys = await store(item, mime, info, self.provider, self.settings)
                 stored.extend(keys)
                 records.append(record)
-            docs = await self.folio.documents.create_many(self.file_type, records, link)
+            docs = await self.folio.documents.writes.create_many(self.file_type, records, link)
         except BaseException:
             for key in stored:
-                self.provider.delete(key)
+                await self.provider.delete(key)
             raise
         return json_response(docs, 201)
 
@@ -127,22 +125,17 @@ class UploadEndpoints:
         return ct, ref_id, attr.name
 
     async def _find(self, request: Request, principal: Principal) -> Response:
-        spec = parse_find(
-            self.file_type,
-            query_params(request),
-            self.folio.settings,
-            self.folio.db.dialect,
-            self.folio.registry,
-        )
-        docs, _ = await self.folio.documents.find(self.file_type, spec)
+        # files are listed whatever relations they reach (no visibility rule here)
+        page = await self.folio.documents.find(self.file_type, query_params(request), OPEN)
+        docs = page.documents
         return json_response(docs)
 
     async def _one(self, request: Request) -> dict[str, Any]:
         raw = request.path_params["id"]
         if not raw.isdigit():
             raise NotFoundError()
-        spec = QuerySpec()
-        doc = await self.folio.documents.find_by_id(self.file_type, int(raw), spec)
+        spec = Query()
+        doc = await self.folio.documents.reads.find_by_id(self.file_type, int(raw), spec)
         if doc is None:
             raise NotFoundError()
         return doc
@@ -152,7 +145,7 @@ class UploadEndpoints:
 
     async def _destroy(self, request: Request, principal: Principal) -> Response:
         doc = await self._one(request)
-        await self.folio.documents.delete(self.file_type, str(doc["documentId"]))
+        await self.folio.documents.writes.delete(self.file_type, str(doc["documentId"]))
         for key in keys_of(orjson.loads(orjson.dumps(doc))):
-            self.provider.delete(key)
+            await self.provider.delete(key)
         return json_response(doc)

@@ -11,9 +11,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from folio.auth.access import Principal
+from folio.auth.principal import Principal
 from folio.auth.ratelimit import RateLimiter
-from folio.content.spec import QuerySpec
+from folio.content.query import Query
 from folio.errors import (
     ApplicationError,
     FolioError,
@@ -24,11 +24,10 @@ from folio.errors import (
 )
 from folio.http.responses import error_response, json_response
 from folio.http.rest.content import query_params, read_json
-from folio.http.rest.params import parse_find, parse_read
 from folio.schema.builtins import ROLE_UID
 
 if TYPE_CHECKING:
-    from folio.http.app import Folio
+    from folio.app import Folio
 
 Handler = Callable[[Request, Principal], Awaitable[Response]]
 UP = "plugin::users-permissions"
@@ -143,15 +142,9 @@ class UserEndpoints:
         request.state.body = body
         return body
 
-    def _read_spec(self, request: Request, principal: Principal) -> QuerySpec:
-        f = self.folio
-        return parse_read(
-            self.users.ct,
-            query_params(request),
-            f.settings,
-            f.db.dialect,
-            f.registry,
-            principal.can_find,
+    def _read_spec(self, request: Request, principal: Principal) -> Query:
+        return self.folio.documents.query(
+            self.users.ct, query_params(request), principal, find=False
         )
 
     # ------------------------------------------------------------------ auth
@@ -173,7 +166,6 @@ class UserEndpoints:
             raise ApplicationError("You must be authenticated to reset your password")
         body = await self._body(request)
         result = await self.users.change_password(principal.user_id, body)
-        self.folio.access.forget()
         return json_response(result)
 
     async def email_confirmation(self, request: Request, principal: Principal) -> Response:
@@ -198,16 +190,14 @@ class UserEndpoints:
         params = dict(query_params(request))
         start, limit = params.pop("start", None), params.pop("limit", None)
         params.pop("pagination", None)  # ignored here, as in the reference
-        spec = parse_find(
-            self.users.ct, params, f.settings, f.db.dialect, f.registry, principal.can_find
-        )
+        spec = f.documents.query(self.users.ct, params, principal)
         # every user unless `start` / `limit` say otherwise (the reference's users list)
         spec.pagination.mode = "offset"
         spec.pagination.start = _natural(start, "start") or 0
         size = _natural(limit, "limit")
         spec.pagination.limit = 1_000_000 if size is None or size < 0 else size
         spec.pagination.with_count = False
-        docs, _ = await f.documents.find(self.users.ct, spec)
+        docs, _ = await f.documents.reads.find(self.users.ct, spec)
         return json_response(docs)
 
     async def count(self, request: Request, principal: Principal) -> Response:
@@ -215,13 +205,7 @@ class UserEndpoints:
         params = dict(query_params(request))
         for ignored in ("start", "limit", "pagination"):
             params.pop(ignored, None)
-        spec = parse_find(
-            self.users.ct, params, f.settings, f.db.dialect, f.registry, principal.can_find
-        )
-        spec.pagination.mode = "offset"
-        spec.pagination.limit = 1
-        _, total = await f.documents.find(self.users.ct, spec)
-        return json_response(total)
+        return json_response(await f.documents.count(self.users.ct, params, principal))
 
     async def find_one(self, request: Request, principal: Principal) -> Response:
         user = await self.users.get(_user_id(request), self._read_spec(request, principal))
@@ -239,22 +223,20 @@ class UserEndpoints:
         spec = self._read_spec(request, principal)
         body = await self._body(request)
         user = await self.users.update(_user_id(request), body, populate=spec.populate)
-        self.folio.access.forget()
         return json_response(user)
 
     async def destroy(self, request: Request, principal: Principal) -> Response:
         user = await self.users.delete(_user_id(request))
-        self.folio.access.forget()
         return json_response(user)
 
     # ------------------------------------------------------------------ roles
     async def roles(self, request: Request, principal: Principal) -> Response:
         f = self.folio
         ct = f.registry.content_types[ROLE_UID]
-        spec = QuerySpec()
+        spec = Query()
         spec.pagination.mode = "offset"
         spec.pagination.limit = 10_000
-        docs, _ = await f.documents.find(ct, spec)
+        docs, _ = await f.documents.reads.find(ct, spec)
         counts = await self.users.role_counts()
         for doc in docs:
             doc.pop("publishedAt", None)
@@ -265,7 +247,7 @@ class UserEndpoints:
         f = self.folio
         ct = f.registry.content_types[ROLE_UID]
         raw = request.path_params["id"]
-        doc = await f.documents.find_by_id(ct, int(raw), QuerySpec()) if raw.isdigit() else None
+        doc = await f.documents.reads.find_by_id(ct, int(raw), Query()) if raw.isdigit() else None
         if doc is None:
             raise NotFoundError()
         doc.pop("publishedAt", None)

@@ -21,23 +21,8 @@ if TYPE_CHECKING:
 
 Converter = Callable[[Any], Any]
 
-COMPARE_OPS = frozenset({"$eq", "$ne", "$lt", "$lte", "$gt", "$gte", "$in", "$notIn", "$between"})
-TEXT_OPS = frozenset(
-    {
-        "$eqi",
-        "$nei",
-        "$contains",
-        "$notContains",
-        "$containsi",
-        "$notContainsi",
-        "$startsWith",
-        "$startsWithi",
-        "$endsWith",
-        "$endsWithi",
-    }
-)
-NULL_OPS = frozenset({"$null", "$notNull"})
-ALL_OPS = COMPARE_OPS | TEXT_OPS | NULL_OPS
+# families of filter operators (the operator table names each operator's family)
+ALL_FAMILIES = frozenset({"equal", "order", "set", "contains", "match", "null"})
 
 SHORT_STRINGS = frozenset({"string", "email", "uid"})
 EMAIL_RE = re.compile(r"^[^\s@]+@[^\s@]+\.[^\s@]+$")
@@ -71,7 +56,7 @@ class Kind:
 
     scalar = True
     label = "value"
-    operators: frozenset[str] = ALL_OPS
+    operator_families: frozenset[str] = ALL_FAMILIES
     sortable = True
     text_native = False  # text operators apply to the column without a cast
     narrow = True  # values are small and bounded: numbers, dates, flags, short strings
@@ -101,12 +86,13 @@ class Kind:
         """Python form -> bound parameter."""
         return value
 
-    def filter_value(self, raw: Any, dialect: str) -> Any:
-        """A filter operand from the query (string or JSON) -> bound parameter."""
-        return self.to_db(self.parse_filter(raw), dialect)
-
     def parse_filter(self, raw: Any) -> Any:
+        """A filter operand from the query (string or JSON) -> its Python form."""
         raise NotImplementedError
+
+    def filter_param(self, value: Any, dialect: str) -> Any:
+        """A parsed filter operand -> bound parameter."""
+        return self.to_db(value, dialect)
 
     def select_expr(self, column: str, dialect: str) -> str:
         return column
@@ -328,7 +314,7 @@ class FloatKind(Kind):
 
 class BooleanKind(Kind):
     label = "boolean"
-    operators = ALL_OPS - {"$lt", "$lte", "$gt", "$gte", "$between"}
+    operator_families = ALL_FAMILIES - {"order"}
 
     def column_type(self, attr: Attribute, dialect: str) -> str:
         return "BOOLEAN"
@@ -443,7 +429,7 @@ class TimeKind(Kind):
 class JsonKind(Kind):
     label = "json"
     narrow = False
-    operators = NULL_OPS | frozenset({"$contains", "$notContains", "$containsi", "$notContainsi"})
+    operator_families = frozenset({"null", "contains"})
 
     def column_type(self, attr: Attribute, dialect: str) -> str:
         return "JSONB" if dialect == "postgres" else "TEXT"
@@ -456,8 +442,8 @@ class JsonKind(Kind):
             return None
         return orjson.dumps(value).decode()
 
-    def filter_value(self, raw: Any, dialect: str) -> Any:
-        return self.parse_filter(raw)
+    def filter_param(self, value: Any, dialect: str) -> Any:
+        return value  # compared with the stored JSON text
 
     def parse_filter(self, raw: Any) -> Any:
         if not isinstance(raw, str):
@@ -503,7 +489,7 @@ class LinkKind(Kind):
 
     scalar = False
     narrow = False
-    operators = frozenset()
+    operator_families: frozenset[str] = frozenset()
     sortable = False
 
     def __init__(self, label: str) -> None:

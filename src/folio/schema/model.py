@@ -26,6 +26,8 @@ RELATION_KINDS = frozenset(
     }
 )
 
+TO_MANY = frozenset({"oneToMany", "manyToMany", "manyWay", "morphMany", "morphToMany"})
+
 
 def snake_case(name: str) -> str:
     """`bigCount` -> `big_count`, `status2` -> `status2`, `rich-text` -> `rich_text`."""
@@ -71,6 +73,14 @@ class Attribute:
     @property
     def is_scalar(self) -> bool:
         return self.kind.scalar
+
+    def to_many(self, owner: Attribute | None = None) -> bool:
+        """Whether a relation holds a list: by its own kind, or, on the inverse side, also
+        when the owning side (`owner`, the target's attribute named by `mappedBy`) is
+        many-to-something."""
+        if self.relation in TO_MANY:
+            return True
+        return owner is not None and owner.relation in ("manyToOne", "manyToMany")
 
     @property
     def is_hidden(self) -> bool:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import orjson
 
 from folio.errors import SchemaSyncError
-from folio.store.layout import Column, Table
 from folio.store.program import Program, execute, query
+from folio.store.tables import Column, Table
 
 STATE_TABLE = "folio_schema"
 

@@ -1,29 +1,26 @@
-"""The document service: find, findOne, create, update, delete over the storage model.
-
-A document is every row with one `document_id`: one per locale and, with Draft & Publish, a
-draft row and (once published) a published row. Each write runs in one transaction."""
+"""Writes of documents over the storage model, each one program run in one transaction:
+create (a new document or a new locale version), update (partial, of one locale version;
+publishing copies the draft), delete (every version or one locale's), and the uploads'
+several-files create with its media link. Values are validated here against the model."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
 from folio.content.ids import new_document_id
 from folio.content.links import MediaWrite
-from folio.content.linkstore import LinkStore, WriteContext
-from folio.content.populate import Populator, ReadContext
-from folio.content.reader import TypeReader
-from folio.content.spec import QuerySpec
+from folio.content.sql.layout import FILES_LINK_TABLE
+from folio.content.sql.links import LinkStore, WriteContext
+from folio.content.sql.load import ReadContext
+from folio.content.sql.reads import Reads
 from folio.content.validation import Written, missing_error, validate_data
 from folio.errors import FieldError, NotFoundError, validation_failed
 from folio.schema.kinds import TIMESTAMP_KIND
-from folio.schema.model import Attribute, ContentType, Registry
+from folio.schema.model import Attribute, ContentType
 from folio.schema.values import now_utc
-from folio.store.database import Database
-from folio.store.layout import FILES_LINK_TABLE
-from folio.store.program import Batch, Program, execute, query
+from folio.store.program import Program, execute, query
 
 
 def _from_db(attr: Attribute, value: Any, dialect: str) -> Any:
@@ -39,108 +36,16 @@ def _from_db(attr: Attribute, value: Any, dialect: str) -> Any:
     return value
 
 
-class DocumentService:
-    def __init__(self, registry: Registry, db: Database, default_locale: str = "en") -> None:
-        self.registry = registry
-        self.db = db
-        self.dialect = db.dialect
-        self.default_locale = default_locale
-        self.readers = {
-            uid: TypeReader(ct, db.dialect) for uid, ct in registry.content_types.items()
-        }
+class Writes:
+    def __init__(self, reads: Reads) -> None:
+        self.reads = reads
+        self.registry = reads.registry
+        self.db = reads.db
+        self.dialect = reads.dialect
+        self.default_locale = reads.default_locale
         self._insert_sql: dict[tuple[str, tuple[str, ...]], str] = {}
-        self.links = LinkStore(registry, db.dialect)
-        self.populator = Populator(registry, db.dialect)
+        self.links = LinkStore(reads.registry, reads.dialect)
 
-    def reader(self, ct: ContentType) -> TypeReader:
-        return self.readers[ct.uid]
-
-    # ------------------------------------------------------------------ reads
-    async def find(self, ct: ContentType, spec: QuerySpec) -> tuple[list[dict[str, Any]], int]:
-        reader = self.reader(ct)
-        plan = reader.find_statements(spec)
-        sel = reader.selection(spec.fields)
-        page = spec.pagination
-        populate = spec.populate
-        ctx = ReadContext(spec.status, spec.locale or self.default_locale)
-
-        def program() -> Program:
-            if plan.walk is not None:
-                counts = yield query(plan.count, plan.count_params)
-                total = counts[0][0]
-                if total <= page.offset:
-                    rows = []
-                elif plan.walks(total, page.offset, page.size):
-                    rows = yield query(plan.walk, plan.page_params)
-                else:
-                    rows = yield query(plan.page, plan.page_params)
-            elif plan.counted:
-                rows = yield query(plan.page, plan.page_params)
-                if rows:
-                    total = int(rows[0][-1])
-                else:
-                    got = yield query(plan.count, plan.count_params)
-                    total = got[0][0]
-            elif page.with_count:
-                rows, counts = yield Batch(
-                    [query(plan.page, plan.page_params), query(plan.count, plan.count_params)]
-                )
-                total = counts[0][0]
-            else:
-                rows = yield query(plan.page, plan.page_params)
-                total = -1
-            docs = sel.documents(rows)
-            if populate:
-                yield from self.populator.load(ct, docs, populate, ctx)
-            return docs, total
-
-        docs, total = await self.db.read(program())
-        return docs, total
-
-    async def find_one(
-        self, ct: ContentType, document_id: str, spec: QuerySpec
-    ) -> dict[str, Any] | None:
-        reader = self.reader(ct)
-        if ct.is_single:
-            sql, params = reader.single_statement(spec.fields, spec.status, spec.locale)
-        else:
-            sql, params = reader.one_statement(spec.fields, spec.status, spec.locale)
-            params = [document_id, *params]
-        return await self._read_one(ct, spec, sql, params)
-
-    async def _read_one(
-        self, ct: ContentType, spec: QuerySpec, sql: str, params: Sequence[Any]
-    ) -> dict[str, Any] | None:
-        """The first document a statement selects (with `spec`'s fields), populated."""
-        sel = self.reader(ct).selection(spec.fields)
-        populate = spec.populate
-        ctx = ReadContext(spec.status, spec.locale or self.default_locale)
-
-        def program() -> Program:
-            rows = yield query(sql, params)
-            docs = sel.documents(rows)
-            if docs and populate:
-                yield from self.populator.load(ct, docs, populate, ctx)
-            return docs
-
-        docs = await self.db.read(program())
-        return docs[0] if docs else None
-
-    def _read_back(
-        self,
-        ct: ContentType,
-        row_id: int,
-        populate: dict[str, Any] | None = None,
-        ctx: ReadContext | None = None,
-    ) -> Program:
-        sel = self.reader(ct).selection(None)
-        rows = yield query(f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?', (row_id,))
-        docs = sel.documents(rows)
-        if populate and ctx is not None:
-            yield from self.populator.load(ct, docs, populate, ctx)
-        return docs[0]
-
-    # ------------------------------------------------------------------ writes
     def _locale_for(self, ct: ContentType, locale: str | None) -> str | None:
         if not ct.localized:
             return None
@@ -226,7 +131,7 @@ class DocumentService:
             row_id = yield from self._create_version(
                 ct, new_document_id(), written, None, locale, draft_only
             )
-            doc = yield from self._read_back(ct, row_id, populate, ctx)
+            doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
             return doc
 
         return dict(await self.db.write(program()))
@@ -249,7 +154,7 @@ class DocumentService:
                 row_id = yield from self._create_version(
                     ct, new_document_id(), w, None, locale, False
                 )
-                doc = yield from self._read_back(ct, row_id, None, ctx)
+                doc = yield from self.reads.read_back(ct, row_id, None, ctx)
                 docs.append(doc)
             if attach is not None:
                 target, ref_id, field = attach
@@ -257,23 +162,6 @@ class DocumentService:
             return docs
 
         return list(await self.db.write(program()))
-
-    async def find_by_id(
-        self, ct: ContentType, row_id: int, spec: QuerySpec
-    ) -> dict[str, Any] | None:
-        sel = self.reader(ct).selection(spec.fields)
-        sql = f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?'
-        return await self._read_one(ct, spec, sql, (row_id,))
-
-    async def document_id_of(self, ct: ContentType, row_id: int) -> str | None:
-        """The documentId of a row, by its numeric id (routes that address rows by id)."""
-
-        def program() -> Program:
-            rows = yield query(f'SELECT document_id FROM "{ct.table}" WHERE id = ?', (row_id,))
-            return rows[0][0] if rows else None
-
-        found = await self.db.read(program())
-        return str(found) if found is not None else None
 
     def _attach(self, ct: ContentType, ref_id: str, field: str, file_ids: list[int]) -> Program:
         attr = ct.attributes[field]
@@ -335,7 +223,7 @@ class DocumentService:
                     row_id = yield from self._create_version(
                         ct, new_document_id(), written, data, locale, draft_only
                     )
-                    created = yield from self._read_back(ct, row_id, populate, read_ctx)
+                    created = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
                     return created
                 doc_id = rows[0][0]
             version = "t.published_at IS NULL" if ct.draft_and_publish else "1 = 1"
@@ -356,7 +244,7 @@ class DocumentService:
                 row_id = yield from self._create_version(
                     ct, doc_id, written, data, locale, draft_only, sibling=True
                 )
-                created = yield from self._read_back(ct, row_id, populate, read_ctx)
+                created = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
                 return created
             row_id = int(rows[0][0])
             yield from self._check_unique(ct, written, doc_id, locale, ct.draft_and_publish)
@@ -375,7 +263,7 @@ class DocumentService:
             if ct.draft_and_publish and not draft_only:
                 yield from self._check_publishable(ct, row_id)
                 row_id = yield from self._publish_row(ct, doc_id, row_id, locale, now)
-            doc = yield from self._read_back(ct, row_id, populate, read_ctx)
+            doc = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
             return doc
 
         return dict(await self.db.write(program()))

@@ -16,18 +16,17 @@ from folio.content.links import (
     is_to_one,
     relation_error,
 )
-from folio.errors import FieldError, ValidationError, validation_failed
-from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
-from folio.store.layout import (
+from folio.content.sql.layout import (
     FILES_LINK_TABLE,
     FILES_TABLE,
     components_table_name,
     link_table_name,
     relation_owner,
 )
+from folio.errors import FieldError, ValidationError, validation_failed
+from folio.files.mime import in_media_groups
+from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 from folio.store.program import Program, Stmt, execute, query
-
-MIME_GROUPS = {"images": "image/", "videos": "video/", "audios": "audio/"}
 
 
 def _link_component(
@@ -355,7 +354,7 @@ class LinkStore:
                             fid,
                         )
                     )
-                elif attr.allowed_types and not _mime_allowed(found[fid], attr.allowed_types):
+                elif attr.allowed_types and not in_media_groups(found[fid], attr.allowed_types):
                     errors.append(
                         FieldError(
                             [attr.name, i] if attr.multiple else [attr.name],
@@ -465,8 +464,3 @@ class LinkStore:
                 )
             else:
                 yield execute(f'DELETE FROM "{table}" WHERE target_document_id = ?', (document_id,))
-
-
-def _mime_allowed(mime: str, allowed: tuple[str, ...]) -> bool:
-    group = next((g for g, prefix in MIME_GROUPS.items() if mime.startswith(prefix)), "files")
-    return group in allowed

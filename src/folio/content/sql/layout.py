@@ -7,42 +7,10 @@ media. This is the single place that names them."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from functools import cache
 
 from folio.schema.model import Attribute, ContentType, Registry, Schema, snake_case
-
-
-@dataclass
-class Column:
-    name: str
-    type_name: str  # the attribute type, or a system type: pk, fk, text, int, float, datetime
-    sql: dict[str, str]  # dialect -> column definition after the name
-    nullable: bool = True
-
-
-@dataclass
-class Index:
-    name: str
-    expr: str
-    unique: bool = False
-    dialect: str | None = None  # None: every dialect
-    where: str | None = None  # a partial index's predicate
-
-
-@dataclass
-class Table:
-    name: str
-    columns: list[Column] = field(default_factory=list)
-    indexes: list[Index] = field(default_factory=list)
-    # names of indexes an earlier layout created and this one replaces: dropped at sync
-    retired: list[str] = field(default_factory=list)
-    # families of indexes whose names carry their definition (name prefixes): members not
-    # in `indexes` are outdated and dropped at sync
-    families: tuple[str, ...] = ()
-
-    def in_family(self, name: str) -> bool:
-        return any(name.startswith(prefix) for prefix in self.families)
+from folio.store.tables import Column, Index, Table
 
 
 def _pk() -> Column:

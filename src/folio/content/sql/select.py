@@ -10,11 +10,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from folio.content.spec import QuerySpec
-from folio.content.where import compile_where
+from folio.content.query import Query
+from folio.content.sql.layout import scan_index_name, sort_indexes, version_flag
+from folio.content.sql.sort import order_term, sort_column, sort_expr
+from folio.content.sql.where import compile_where
 from folio.schema.kinds import Converter, timestamp_expr
 from folio.schema.model import ContentType, Schema
-from folio.store.layout import null_ordered, scan_index_name, sort_indexes, version_flag
 
 Row = Sequence[Any]
 
@@ -115,24 +116,6 @@ def build_selection(
 MATERIALIZED_CTE = sqlite3.sqlite_version_info >= (3, 35, 0)
 
 
-def sort_expr(column: str) -> str:
-    """A sort key over the table alias `t`: a column, or an expression (a related field)."""
-    return column if column.startswith("(") else f't."{column}"'
-
-
-def order_term(ref: str, desc: bool, dialect: str, column: str) -> str:
-    """One ORDER BY term for the sort key `column` (written `ref` in the statement), with
-    PostgreSQL's NULL order (NULLs largest) on both databases. On SQLite a column is sorted
-    by `(c IS NULL), c`, the key of its sort index; a related field's subquery says NULLS
-    FIRST / LAST; `id` is never NULL."""
-    direction = "DESC" if desc else "ASC"
-    if dialect != "sqlite" or column == "id":
-        return f"{ref} {direction}"
-    if column.startswith("("):
-        return f"{ref} {direction} " + ("NULLS FIRST" if desc else "NULLS LAST")
-    return ", ".join(f"{part} {direction}" for part in null_ordered(ref))
-
-
 @dataclass
 class FindPlan:
     """The statements of one find. `counted`: the page rows carry the total as their last
@@ -187,10 +170,14 @@ class TypeReader:
             parts.append(version_flag(alias, status != "published", self.dialect))
         return parts, params
 
-    def find_statements(self, spec: QuerySpec) -> FindPlan:
-        order = tuple((ref.column, desc) for ref, desc in spec.sort)
+    def find_statements(self, spec: Query, filter_locale: str | None = None) -> FindPlan:
+        """The statements of a list read; related rows its filters reach are read in its
+        status and, where they have locales, in `filter_locale`."""
+        order = tuple((sort_column(key, spec.status), key.desc) for key in spec.sort)
         parts, params = self.version_where(spec.status, spec.locale)
-        where_text, where_params = compile_where(spec.filters, self.dialect)
+        where_text, where_params = compile_where(
+            spec.filters, self.dialect, "t", spec.status, filter_locale
+        )
         if where_text:
             parts.append(where_text)
             params.extend(where_params)

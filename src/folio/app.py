@@ -1,0 +1,105 @@
+"""The app container: one app directory's settings, content model, database and services,
+wired together (`load_app`), with its start-up (schema sync, roles, the app's `bootstrap`)
+and shut-down. The front-ends (the HTTP server in folio.http, the CLI) are built on it; it
+imports neither.
+
+The app's `src/index.py` sees this object: `register(app)` runs at the end of wiring (it may
+add policies and route settings to `app.hooks` or replace `app.mailer`), `bootstrap(app)`
+after start-up."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from folio.auth.access import AccessControl
+from folio.auth.jwt import JwtCodec
+from folio.auth.mail import LogMailer, Mailer
+from folio.auth.permissions import RoleTable, catalogue
+from folio.auth.settings import load_auth_settings
+from folio.auth.tokens import TokenService
+from folio.auth.users import UserService
+from folio.config import Settings, load_settings
+from folio.content.documents import DocumentService
+from folio.content.sql.layout import build_layout
+from folio.files.providers import Provider, provider_for
+from folio.hooks import load_hooks, load_index, resolve_routes
+from folio.schema.loader import load_registry
+from folio.schema.model import Registry
+from folio.store.database import Database, open_database
+from folio.store.sync import sync_schema
+
+log = logging.getLogger("folio")
+
+
+class RouteRunner(Protocol):
+    """What the HTTP front-end runs each action's handler through (its pipeline:
+    authorization, policies, middlewares). Typed loosely here, since request and response
+    types are the front-end's own."""
+
+    def run(self, request: Any, action: str, handler: Any) -> Awaitable[Any]: ...
+
+    def endpoint(self, action: str, handler: Any) -> Callable[[Any], Awaitable[Any]]: ...
+
+
+class Folio:
+    """One app: its settings, models, database and services."""
+
+    # set by the HTTP front-end when it serves this app (folio.http.app.build_asgi), for
+    # its endpoints to reach; absent when no server is built (the CLI)
+    pipeline: RouteRunner
+
+    def __init__(self, settings: Settings, registry: Registry, db: Database) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.db = db
+        self.documents = DocumentService(registry, db, settings)
+        self.auth_settings = auth = load_auth_settings(settings)
+        self.actions = catalogue(registry)
+        self.roles = RoleTable(settings.app_dir, self.actions)
+        self.jwt = JwtCodec(auth.jwt_secret, auth.jwt_expires_in)
+        self.mailer: Mailer = LogMailer()
+        self.users = UserService(self.documents, auth, self.roles, self.jwt, self.mailer)
+        self.tokens = TokenService(self.documents, auth.token_salt, self.actions)
+        self.access = AccessControl(
+            self.roles, self.users, self.tokens, self.jwt, auth.cache_seconds
+        )
+        # where uploaded files go (config/plugins: upload.config.provider)
+        self.storage: Provider = provider_for(settings.raw.get("plugins", {}), settings.app_dir)
+        self.hooks = load_hooks(settings.app_dir, registry)
+        self.index = load_index(settings.app_dir)
+        register = getattr(self.index, "register", None)
+        if callable(register):
+            register(self)
+        self.users.mailer = self.mailer
+        # resolved after `register`, which may add to the hooks; an unknown name stops the
+        # app from loading rather than failing its first request
+        self.routes = resolve_routes(self.hooks, self.actions, self)
+
+    async def start(self, bootstrap: bool = True) -> None:
+        await self.db.start()
+        changes = await self.db.write(sync_schema(self.db.dialect, build_layout(self.registry)))
+        for change in changes:
+            log.info("schema: %s", change)
+        await self.users.sync_roles()
+        hook = getattr(self.index, "bootstrap", None)
+        if bootstrap and callable(hook):
+            result = hook(self)
+            if inspect.isawaitable(result):
+                await result
+
+    async def close(self) -> None:
+        await self.db.close()
+
+
+def load_app(app_dir: Path | str, database_url: str | None = None) -> Folio:
+    """Reads the app directory; raises ConfigError on a bad model or configuration."""
+    settings = load_settings(Path(app_dir))
+    if database_url:
+        settings.database_url = database_url
+    registry = load_registry(settings.app_dir)
+    db = open_database(settings.database_url, str(settings.app_dir))
+    return Folio(settings, registry, db)

@@ -1,0 +1,39 @@
+"""Who is asking: the public role, a user (through their role) or an API token, with
+the permissions they hold. Services receive a principal and ask it what it may do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from folio.auth.permissions import PUBLIC, find_action
+
+READ_SUFFIXES = (".find", ".findOne")
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    kind: str = "public"  # public | user | token
+    name: str = PUBLIC  # the role type, or the token's name
+    scope: str = "listed"  # all (full-access token) | read (read-only token) | listed
+    permissions: frozenset[str] = field(default_factory=frozenset)
+    user_id: int | None = None
+    token_id: int | None = None
+
+    def can(self, action: str) -> bool:
+        if self.scope == "all":
+            return True
+        if self.scope == "read":
+            return action.endswith(READ_SUFFIXES)
+        return action in self.permissions
+
+    def can_find(self, uid: str) -> bool:
+        """May see documents of a type through a relation (populate, deep filters)."""
+        return self.can(find_action(uid))
+
+    def can_read_drafts(self, uid: str) -> bool:
+        if self.kind == "token":
+            return self.can(f"{uid}.find") or self.can(f"{uid}.findOne")
+        return f"{uid}.update" in self.permissions
+
+
+OPEN = Principal(kind="public", name="open", scope="all")

@@ -1,0 +1,287 @@
+"""The document API every front-end calls: find, findOne, count, create, update, delete.
+
+It owns the rules a front-end must not repeat: the status and locale defaults, who may read
+drafts, which relations a caller may filter, sort or populate through, the field selection
+of write answers, pagination meta and the parsed-query cache. A front-end translates its
+syntax into read parameters in the REST spelling (`filters`, `sort`, `pagination`,
+`fields`, `populate`, `locale`, `status`) and formats the answer in its envelope."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from folio.auth.principal import Principal
+from folio.config import Settings
+from folio.content.filters import FilterParser
+from folio.content.params import (
+    Limits,
+    Locales,
+    parse_fields,
+    parse_locale,
+    parse_pagination,
+    parse_sort,
+    parse_status,
+)
+from folio.content.populate import PopulateParser
+from folio.content.query import Pagination, Query
+from folio.content.sql.reads import Reads
+from folio.content.sql.writes import Writes
+from folio.content.visibility import check_visible, prune_populate, sort_paths
+from folio.errors import ForbiddenError, ValidationError
+from folio.schema.model import ContentType, Registry
+from folio.store.database import Database
+
+# parsed queries kept (per distinct parameters and caller visibility)
+QUERY_CACHE = 1024
+EMPTY: Mapping[str, Any] = {}
+
+
+@dataclass
+class Page:
+    """A list answer: the documents, the total (-1 when not counted) and the pagination
+    it was read with."""
+
+    documents: list[dict[str, Any]]
+    total: int
+    pagination: Pagination
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return {"pagination": self.pagination.meta(self.total)}
+
+
+class QueryParser:
+    """Read parameters -> `Query`, as a principal may run it."""
+
+    def __init__(self, registry: Registry, locales: Locales, limits: Limits) -> None:
+        self.registry = registry
+        self.locales = locales
+        self.limits = limits
+        self._filters = FilterParser(registry)
+        self._populate = PopulateParser(registry)
+
+    def parse(
+        self,
+        ct: ContentType,
+        params: Mapping[str, Any],
+        principal: Principal,
+        find: bool = True,
+        limits: Limits | None = None,
+    ) -> Query:
+        """`status`, `locale`, `fields` and `populate` for every read; `sort`,
+        `pagination` and `filters` for lists. A list reads every locale (locale None) for
+        `locale=*`, or without `locale` when `filters[locale]` chooses (as the reference)."""
+        query = Query()
+        query.status = parse_status(ct, params.get("status"))
+        raw = params.get("locale")
+        every = find and (
+            raw == "*" or (raw in (None, "") and _tests_locale(params.get("filters")))
+        )
+        query.locale = None if every else parse_locale(ct, raw, self.locales)
+        query.fields = parse_fields(ct, params.get("fields"))
+        visible = principal.can_find
+        if find:
+            query.sort = parse_sort(ct, params.get("sort"))
+            query.pagination = parse_pagination(params.get("pagination"), limits or self.limits)
+            filters = params.get("filters")
+            check_visible(ct, filters, visible, self.registry, [], "filters")
+            if params.get("sort") is not None:
+                check_visible(ct, sort_paths(params["sort"]), visible, self.registry, [], "sort")
+            if filters is not None:
+                query.filters = self._filters.parse(ct, filters)
+        populate = params.get("populate")
+        if populate is not None:
+            query.populate = prune_populate(self._populate.parse(ct, populate, []), visible)
+        return query
+
+
+class DocumentService:
+    def __init__(self, registry: Registry, db: Database, settings: Settings) -> None:
+        self.registry = registry
+        self.db = db
+        self.dialect = db.dialect
+        self.default_locale = settings.default_locale
+        self.locales = Locales(settings.default_locale, frozenset(settings.locale_codes))
+        self.limits = Limits(
+            settings.rest_default_limit, settings.rest_max_limit, settings.rest_with_count
+        )
+        self.reads = Reads(registry, db, settings.default_locale)
+        self.writes = Writes(self.reads)
+        self.parser = QueryParser(registry, self.locales, self.limits)
+        self._queries: dict[Hashable, Query] = {}
+
+    # ------------------------------------------------------------------ queries
+    def query(
+        self,
+        ct: ContentType,
+        params: Mapping[str, Any],
+        principal: Principal,
+        *,
+        find: bool = True,
+        limits: Limits | None = None,
+        key: Hashable | None = None,
+    ) -> Query:
+        """The read `params` ask for, as `principal` may run it; parsed once per `key` (the
+        front-end's spelling of the same parameters, e.g. a query string) and caller
+        visibility. Queries are read-only once made."""
+        if key is None:
+            return self.parser.parse(ct, params, principal, find, limits)
+        cache_key = (find, ct.uid, key, principal.scope, principal.permissions, limits)
+        found = self._queries.get(cache_key)
+        if found is None:
+            found = self.parser.parse(ct, params, principal, find, limits)
+            if len(self._queries) >= QUERY_CACHE:
+                self._queries.clear()
+            self._queries[cache_key] = found
+        return found
+
+    def _check_drafts(self, ct: ContentType, query: Query, principal: Principal) -> None:
+        """Drafts are read by the principals that may read them (see `Principal`)."""
+        if (
+            query.status == "draft"
+            and ct.draft_and_publish
+            and not principal.can_read_drafts(ct.uid)
+        ):
+            raise ForbiddenError()
+
+    # ------------------------------------------------------------------ reads
+    async def find(
+        self,
+        ct: ContentType,
+        params: Mapping[str, Any],
+        principal: Principal,
+        *,
+        limits: Limits | None = None,
+        key: Hashable | None = None,
+    ) -> Page:
+        query = self.query(ct, params, principal, limits=limits, key=key)
+        self._check_drafts(ct, query, principal)
+        docs, total = await self.reads.find(ct, query)
+        return Page(docs, total, query.pagination)
+
+    async def count(
+        self,
+        ct: ContentType,
+        params: Mapping[str, Any],
+        principal: Principal,
+        *,
+        key: Hashable | None = None,
+    ) -> int:
+        query = self.query(ct, params, principal, key=key)
+        self._check_drafts(ct, query, principal)
+        return await self.reads.count(ct, query)
+
+    async def find_one(
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        params: Mapping[str, Any],
+        principal: Principal,
+        *,
+        key: Hashable | None = None,
+    ) -> dict[str, Any] | None:
+        """One version of a document (the document of a single type: `document_id`
+        None), or None."""
+        query = self.query(ct, params, principal, find=False, key=key)
+        self._check_drafts(ct, query, principal)
+        return await self.reads.find_one(ct, document_id or "", query)
+
+    # ------------------------------------------------------------------ writes
+    async def create(
+        self,
+        ct: ContentType,
+        data: dict[str, Any],
+        params: Mapping[str, Any],
+        principal: Principal,
+    ) -> dict[str, Any]:
+        """A new document in the locale of the parameters, else of `data` (both are
+        honoured), published unless `status=draft`. The answer shows no `id`."""
+        query = self.query(ct, params, principal, find=False)
+        raw = params.get("locale")
+        locale = parse_locale(
+            ct, raw if raw not in (None, "") else data.get("locale"), self.locales
+        )
+        doc = await self.writes.create(
+            ct, data, locale=locale, status=query.status, populate=query.populate
+        )
+        doc.pop("id", None)
+        return pick(doc, query)
+
+    async def update(
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        data: dict[str, Any],
+        params: Mapping[str, Any],
+        principal: Principal,
+    ) -> dict[str, Any]:
+        """A partial update of the parameters' locale version (created when the document
+        has none in that locale; a single type's document when absent)."""
+        query = self.query(ct, params, principal, find=False)
+        if "locale" in data and ct.localized and data["locale"] not in (None, query.locale):
+            message = "The locale of an existing document cannot be changed"
+            raise ValidationError(
+                message,
+                {
+                    "errors": [
+                        {
+                            "path": ["locale"],
+                            "message": message,
+                            "name": "ValidationError",
+                            "value": data["locale"],
+                        }
+                    ]
+                },
+            )
+        doc = await self.writes.update(
+            ct,
+            document_id,
+            data,
+            locale=query.locale,
+            status=query.status,
+            populate=query.populate,
+        )
+        return pick(doc, query)
+
+    async def delete(
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        params: Mapping[str, Any],
+        principal: Principal,
+    ) -> None:
+        """Every version of a document, or those of the parameters' `locale` only."""
+        locale = None
+        if params.get("locale") not in (None, ""):
+            locale = parse_locale(ct, params.get("locale"), self.locales)
+        await self.writes.delete(ct, document_id, locale=locale)
+
+
+def pick(doc: dict[str, Any], query: Query) -> dict[str, Any]:
+    """A write's answer with the query's `fields` (and its populated fields)."""
+    if query.fields is None:
+        return doc
+    out: dict[str, Any] = {k: doc[k] for k in ("id", "documentId") if k in doc}
+    for name in [*query.fields, *(query.populate or ())]:
+        if name in doc:
+            out[name] = doc[name]
+    return out
+
+
+def _tests_locale(raw: Any) -> bool:
+    """Whether document-level filters (or their logical groups) test `locale`."""
+    if isinstance(raw, list):
+        return any(_tests_locale(item) for item in raw)
+    if not isinstance(raw, dict):
+        return False
+    for key, value in raw.items():
+        if key == "locale":
+            return True
+        if key in ("$and", "$or", "$not"):
+            if isinstance(value, dict) and key != "$not":
+                value = list(value.values())  # a group's members, as `qs` writes long arrays
+            if _tests_locale(value):
+                return True
+    return False

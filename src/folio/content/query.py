@@ -1,0 +1,176 @@
+"""The neutral description of a read: which versions (status, locale), which documents
+(a filter tree), in which order, which page, which fields and which related entries.
+
+Everything here is in the model's terms (attributes, field paths, operators and parsed
+values); nothing names a table or a dialect. Front-ends produce it through `content.params`;
+the planner (`content.sql`) turns it into statements."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from folio.content.sql.operators import Operator
+from folio.schema.kinds import DOCUMENT_ID_KIND, ID_KIND, TIMESTAMP_KIND, Kind, StringKind
+from folio.schema.model import Attribute, ContentType, Schema
+
+LOCALE_KIND = StringKind()
+
+
+@dataclass(frozen=True)
+class FieldRef:
+    """A filterable, sortable field of a schema: an attribute or a system field, with the
+    column the model stores it in."""
+
+    name: str
+    column: str
+    kind: Kind
+
+
+SYSTEM_FIELDS = {
+    "id": FieldRef("id", "id", ID_KIND),
+    "documentId": FieldRef("documentId", "document_id", DOCUMENT_ID_KIND),
+    "createdAt": FieldRef("createdAt", "created_at", TIMESTAMP_KIND),
+    "updatedAt": FieldRef("updatedAt", "updated_at", TIMESTAMP_KIND),
+    "publishedAt": FieldRef("publishedAt", "published_at", TIMESTAMP_KIND),
+    "locale": FieldRef("locale", "locale", LOCALE_KIND),
+}
+
+
+def field_ref(schema: Schema, name: str) -> FieldRef | None:
+    """The scalar field `name` of a content type or component, or None."""
+    attr = schema.attributes.get(name)
+    if attr is not None:
+        if not attr.kind.scalar or attr.is_hidden or attr.column is None:
+            return None
+        return FieldRef(name, attr.column, attr.kind)
+    if isinstance(schema, ContentType):
+        if name == "locale" and not schema.localized:
+            return None
+        return SYSTEM_FIELDS.get(name)
+    return SYSTEM_FIELDS.get(name) if name == "id" else None
+
+
+# one hop of a path: a relation or component attribute of a schema, and the schema it
+# reaches
+Step = tuple[Schema, Attribute, Schema]
+
+
+@dataclass(frozen=True)
+class SortKey:
+    """Sort on `field`, reached from the document through `steps` (none for its own
+    fields; `category.parent.name` has two): the first related entry's value."""
+
+    field: FieldRef
+    desc: bool = False
+    steps: tuple[Step, ...] = ()
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return (*(attr.name for _, attr, _ in self.steps), self.field.name)
+
+
+class Cond:
+    """`field op value`; `value` is the parsed operand (a list for list and pair
+    operators, a boolean for `$null` / `$notNull`)."""
+
+    __slots__ = ("field", "op", "value")
+
+    def __init__(self, field: FieldRef, op: Operator, value: Any) -> None:
+        self.field = field
+        self.op = op
+        self.value = value
+
+
+class Group:
+    __slots__ = ("children", "op")
+
+    def __init__(self, op: str, children: list[Node]) -> None:
+        self.op = op  # "AND" | "OR"
+        self.children = children
+
+
+class Not:
+    __slots__ = ("child",)
+
+    def __init__(self, child: Node) -> None:
+        self.child = child
+
+
+class Rel:
+    """Documents having a related entry (through a relation of either side, or a
+    component field `attr` of `schema`) that matches `child`."""
+
+    __slots__ = ("attr", "child", "schema", "target")
+
+    def __init__(self, schema: Schema, attr: Attribute, target: Schema, child: Node) -> None:
+        self.schema = schema
+        self.attr = attr
+        self.target = target
+        self.child = child
+
+
+Node = Cond | Group | Not | Rel
+
+
+@dataclass
+class Pagination:
+    mode: str = "page"  # "page" | "offset"
+    page: int = 1
+    page_size: int = 25
+    start: int = 0
+    limit: int = 25
+    with_count: bool = True
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.page_size if self.mode == "page" else self.start
+
+    @property
+    def size(self) -> int:
+        return self.page_size if self.mode == "page" else self.limit
+
+    def meta(self, total: int) -> dict[str, Any]:
+        """The pagination members of a list answer, in the request's mode."""
+        if self.mode == "offset":
+            meta: dict[str, Any] = {"start": self.start, "limit": self.limit}
+            if self.with_count:
+                meta["total"] = total
+            return meta
+        meta = {"page": self.page, "pageSize": self.page_size}
+        if self.with_count:
+            meta["pageCount"] = math.ceil(total / self.page_size) if self.page_size else 0
+            meta["total"] = total
+        return meta
+
+
+@dataclass
+class Populate:
+    """One populated field: a relation, component, dynamic zone, media field or the
+    document's `localizations`, with what to read of its entries."""
+
+    attr: Attribute
+    fields: list[str] | None = None
+    filters: Node | None = None
+    sort: list[SortKey] = field(default_factory=list)
+    children: dict[str, Populate] = field(default_factory=dict)
+    on: dict[str, dict[str, Populate]] = field(default_factory=dict)
+    on_fields: dict[str, list[str] | None] = field(default_factory=dict)
+    # a dynamic zone populated with `on`: only the components named there
+    only_on: bool = False
+    # `count=true`: a relation or component answers {"count": n} instead of its entries
+    count: bool = False
+
+
+@dataclass
+class Query:
+    """A read. `locale` None reads every locale of a localized type."""
+
+    filters: Node | None = None
+    sort: list[SortKey] = field(default_factory=list)
+    pagination: Pagination = field(default_factory=Pagination)
+    fields: list[str] | None = None  # attribute names; None means all
+    locale: str | None = None
+    status: str = "published"
+    populate: dict[str, Populate] = field(default_factory=dict)

@@ -1,0 +1,102 @@
+"""The one way from a row to its related rows: through a relation's link table (from the
+owning side or the inverse side) or a component field's link table, to the target's rows.
+
+Filters (semi-joins), related sorts (a correlated first entry), populate (a batch keyed by
+the parents), counts and the users service all build their statements on `link_join`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from folio.content.sql.layout import components_table_name, link_table_name
+from folio.schema.model import Attribute, ContentType, Schema
+
+
+@dataclass(frozen=True)
+class Join:
+    """`link` (the link table and its alias) joined `on` a condition to `target` (the
+    target's table and its alias). `keys`: the link columns naming the source row,
+    matched by the source's `source` columns (`id`, or `document_id` and, from a
+    localized source, `locale`). `conds` and
+    `params`: conditions that belong to the join (a component's field, an inverse link
+    from a source without locales). `order`: the link's order column."""
+
+    link: str
+    target: str
+    on: str
+    keys: tuple[str, ...]
+    source: tuple[str, ...]
+    order: str
+    conds: tuple[str, ...] = ()
+    params: tuple[str, ...] = ()
+    inverse: bool = False
+    component: bool = False
+
+    @property
+    def frm(self) -> str:
+        """The FROM-clause text of the link rows joined to their targets."""
+        return f"{self.link} JOIN {self.target} ON {self.on}"
+
+    def correlated(self, alias: str) -> list[str]:
+        """Conditions tying the link rows to the source row `alias`."""
+        return [f"{k} = {alias}.{s}" for k, s in zip(self.keys, self.source, strict=True)]
+
+
+def link_join(
+    schema: Schema, attr: Attribute, target: Schema, link: str = "l", alias: str = "x"
+) -> Join:
+    """The join from rows of `schema` through `attr` (a relation or component field) to
+    the rows of `target`."""
+    if attr.type == "component" or not isinstance(target, ContentType):
+        return Join(
+            f'"{components_table_name(schema)}" {link}',
+            f'"{target.table}" {alias}',
+            f"{alias}.id = {link}.cmp_id",
+            (f"{link}.entity_id",),
+            ("id",),
+            f"{link}.position",
+            (f"{link}.field = ?",),
+            (attr.name,),
+            component=True,
+        )
+    if attr.mapped_by is None:
+        on = f"{alias}.document_id = {link}.target_document_id"
+        if target.localized:
+            on += f" AND {alias}.locale = {link}.target_locale"
+        return Join(
+            f'"{link_table_name(schema, attr)}" {link}',
+            f'"{target.table}" {alias}',
+            on,
+            (f"{link}.source_id",),
+            ("id",),
+            f"{link}.position",
+        )
+    owner = target.attributes[attr.mapped_by]
+    table = f'"{link_table_name(target, owner)}" {link}'
+    rows = f'"{target.table}" {alias}'
+    on = f"{alias}.id = {link}.source_id"
+    if isinstance(schema, ContentType) and schema.localized:
+        return Join(
+            table,
+            rows,
+            on,
+            (f"{link}.target_document_id", f"{link}.target_locale"),
+            ("document_id", "locale"),
+            f"{link}.inv_position",
+            inverse=True,
+        )
+    return Join(
+        table,
+        rows,
+        on,
+        (f"{link}.target_document_id",),
+        ("document_id",),
+        f"{link}.inv_position",
+        (f"{link}.target_locale IS NULL",),
+        inverse=True,
+    )
+
+
+def published(alias: str, status: str) -> str:
+    """Drafts or published versions of a related type's rows."""
+    return f"{alias}.published_at IS {'NOT ' if status == 'published' else ''}NULL"

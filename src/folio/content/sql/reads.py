@@ -1,0 +1,145 @@
+"""Reads of documents over the storage model: a page of a list (with the adaptive plan of
+`select`), one version, a row by id, with populated fields loaded in batches."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from folio.content.query import Query
+from folio.content.sql.load import Populator, ReadContext
+from folio.content.sql.select import TypeReader
+from folio.schema.model import ContentType, Registry
+from folio.store.database import Database
+from folio.store.program import Batch, Program, query
+
+
+class Reads:
+    def __init__(self, registry: Registry, db: Database, default_locale: str = "en") -> None:
+        self.registry = registry
+        self.db = db
+        self.dialect = db.dialect
+        self.default_locale = default_locale
+        self.readers = {
+            uid: TypeReader(ct, db.dialect) for uid, ct in registry.content_types.items()
+        }
+        self.populator = Populator(registry, db.dialect)
+
+    def reader(self, ct: ContentType) -> TypeReader:
+        return self.readers[ct.uid]
+
+    async def find(
+        self, ct: ContentType, spec: Query, filter_locale: str | None = None
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page and the total (-1 when not counted). `filter_locale`: the locale related
+        rows reached by filters are read in (default: the read's, else the default one)."""
+        reader = self.reader(ct)
+        if filter_locale is None:
+            filter_locale = spec.locale or self.default_locale
+        plan = reader.find_statements(spec, filter_locale)
+        sel = reader.selection(spec.fields)
+        page = spec.pagination
+        populate = spec.populate
+        ctx = ReadContext(spec.status, spec.locale or self.default_locale, spec.locale)
+
+        def program() -> Program:
+            if plan.walk is not None:
+                counts = yield query(plan.count, plan.count_params)
+                total = counts[0][0]
+                if total <= page.offset:
+                    rows = []
+                elif plan.walks(total, page.offset, page.size):
+                    rows = yield query(plan.walk, plan.page_params)
+                else:
+                    rows = yield query(plan.page, plan.page_params)
+            elif plan.counted:
+                rows = yield query(plan.page, plan.page_params)
+                if rows:
+                    total = int(rows[0][-1])
+                else:
+                    got = yield query(plan.count, plan.count_params)
+                    total = got[0][0]
+            elif page.with_count:
+                rows, counts = yield Batch(
+                    [query(plan.page, plan.page_params), query(plan.count, plan.count_params)]
+                )
+                total = counts[0][0]
+            else:
+                rows = yield query(plan.page, plan.page_params)
+                total = -1
+            docs = sel.documents(rows)
+            if populate:
+                yield from self.populator.load(ct, docs, populate, ctx)
+            return docs, total
+
+        docs, total = await self.db.read(program())
+        return docs, total
+
+    async def count(self, ct: ContentType, spec: Query) -> int:
+        """How many documents the query's filters match (its page left aside)."""
+        plan = self.reader(ct).find_statements(spec, spec.locale or self.default_locale)
+
+        def program() -> Program:
+            rows = yield query(plan.count, plan.count_params)
+            return int(rows[0][0])
+
+        total: int = await self.db.read(program())
+        return total
+
+    async def find_one(
+        self, ct: ContentType, document_id: str, spec: Query
+    ) -> dict[str, Any] | None:
+        reader = self.reader(ct)
+        if ct.is_single:
+            sql, params = reader.single_statement(spec.fields, spec.status, spec.locale)
+        else:
+            sql, params = reader.one_statement(spec.fields, spec.status, spec.locale)
+            params = [document_id, *params]
+        return await self._read_one(ct, spec, sql, params)
+
+    async def _read_one(
+        self, ct: ContentType, spec: Query, sql: str, params: Sequence[Any]
+    ) -> dict[str, Any] | None:
+        """The first document a statement selects (with `spec`'s fields), populated."""
+        sel = self.reader(ct).selection(spec.fields)
+        populate = spec.populate
+        ctx = ReadContext(spec.status, spec.locale or self.default_locale, spec.locale)
+
+        def program() -> Program:
+            rows = yield query(sql, params)
+            docs = sel.documents(rows)
+            if docs and populate:
+                yield from self.populator.load(ct, docs, populate, ctx)
+            return docs
+
+        docs = await self.db.read(program())
+        return docs[0] if docs else None
+
+    def read_back(
+        self,
+        ct: ContentType,
+        row_id: int,
+        populate: dict[str, Any] | None = None,
+        ctx: ReadContext | None = None,
+    ) -> Program:
+        sel = self.reader(ct).selection(None)
+        rows = yield query(f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?', (row_id,))
+        docs = sel.documents(rows)
+        if populate and ctx is not None:
+            yield from self.populator.load(ct, docs, populate, ctx)
+        return docs[0]
+
+    async def find_by_id(self, ct: ContentType, row_id: int, spec: Query) -> dict[str, Any] | None:
+        sel = self.reader(ct).selection(spec.fields)
+        sql = f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?'
+        return await self._read_one(ct, spec, sql, (row_id,))
+
+    async def document_id_of(self, ct: ContentType, row_id: int) -> str | None:
+        """The documentId of a row, by its numeric id (routes that address rows by id)."""
+
+        def program() -> Program:
+            rows = yield query(f'SELECT document_id FROM "{ct.table}" WHERE id = ?', (row_id,))
+            return rows[0][0] if rows else None
+
+        found = await self.db.read(program())
+        return str(found) if found is not None else None

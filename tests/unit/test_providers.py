@@ -1,0 +1,85 @@
+"""Upload providers: the local one stores and removes files under the app's
+public/uploads/ (served at /uploads), and the configuration chooses the provider."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from folio.errors import ConfigError
+from folio.files.providers import LocalProvider, Provider, StaticMount, provider_for
+
+
+def test_the_local_provider_stores_and_removes_files(tmp_path: Path) -> None:
+    root = tmp_path / "public" / "uploads"
+    provider = LocalProvider(root)
+
+    async def run() -> None:
+        # the directory is made on the first write
+        assert await provider.put("a_1.png", b"png bytes", "image/png") == "/uploads/a_1.png"
+        assert (root / "a_1.png").read_bytes() == b"png bytes"
+        await provider.put("a_1.png", b"replaced", "image/png")
+        assert (root / "a_1.png").read_bytes() == b"replaced"
+        assert sorted(p.name for p in root.iterdir()) == ["a_1.png"]  # no partial file left
+        await provider.delete("a_1.png")
+        assert not (root / "a_1.png").exists()
+        await provider.delete("a_1.png")  # already gone: not an error
+
+    asyncio.run(run())
+    assert provider.name == "local"
+    assert provider.static_mount() == StaticMount("/uploads", root)
+
+
+@pytest.mark.parametrize("key", ["", ".", "..", "../escape.txt", "sub/file.txt", "/abs.txt"])
+def test_the_local_provider_keeps_to_its_directory(tmp_path: Path, key: str) -> None:
+    provider = LocalProvider(tmp_path / "uploads")
+    with pytest.raises(ValueError, match="not a file name"):
+        asyncio.run(provider.put(key, b"x", "text/plain"))
+    with pytest.raises(ValueError, match="not a file name"):
+        asyncio.run(provider.delete(key))
+    assert not (tmp_path / "escape.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "plugins",
+    [
+        {},
+        {"upload": {"config": {"sizeLimit": 1000}}},
+        {"upload": {"config": {"provider": "local", "providerOptions": {}}}},
+        {"upload": {"provider": "local"}},  # the settings given without `config`
+        {"upload": {"config": {"provider": None, "providerOptions": None}}},
+    ],
+)
+def test_the_local_provider_is_the_default(tmp_path: Path, plugins: dict[str, Any]) -> None:
+    provider = provider_for(plugins, tmp_path)
+    assert isinstance(provider, LocalProvider)
+    assert provider.root == tmp_path / "public" / "uploads"
+
+
+@pytest.mark.parametrize("name", ["aws-s3", 3])
+def test_an_unknown_provider_is_a_configuration_error(tmp_path: Path, name: Any) -> None:
+    plugins = {"upload": {"config": {"provider": name}}}
+    with pytest.raises(ConfigError, match=rf"unknown upload provider {name!r} \(known: local\)"):
+        provider_for(plugins, tmp_path)
+
+
+def test_provider_options_must_be_an_object(tmp_path: Path) -> None:
+    plugins = {"upload": {"config": {"provider": "local", "providerOptions": ["x"]}}}
+    with pytest.raises(ConfigError, match="providerOptions"):
+        provider_for(plugins, tmp_path)
+
+
+def test_a_provider_stores_elsewhere_unless_it_says_what_to_serve() -> None:
+    class Remote(Provider):
+        name = "remote"
+
+        async def put(self, key: str, data: bytes, mime: str) -> str:
+            return f"https://cdn.example/{key}"
+
+        async def delete(self, key: str) -> None:
+            return None
+
+    assert Remote().static_mount() is None
