@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
 
 from folio.auth.access import AccessControl
 from folio.auth.jwt import JwtCodec
 from folio.auth.mail import LogMailer, Mailer
 from folio.auth.permissions import RoleTable, catalogue
 from folio.auth.settings import load_auth_settings
-from folio.auth.tokens import TokenService
-from folio.auth.users import UserService
 from folio.config import Settings, load_settings
+from folio.content.accounts.tokens import TokenService
+from folio.content.accounts.users import UserService
 from folio.content.documents import DocumentService
 from folio.content.sql.layout import build_layout
 from folio.files.providers import Provider, provider_for
@@ -35,22 +33,8 @@ from folio.store.sync import sync_schema
 log = logging.getLogger("folio")
 
 
-class RouteRunner(Protocol):
-    """What the HTTP front-end runs each action's handler through (its pipeline:
-    authorization, policies, middlewares). Typed loosely here, since request and response
-    types are the front-end's own."""
-
-    def run(self, request: Any, action: str, handler: Any) -> Awaitable[Any]: ...
-
-    def endpoint(self, action: str, handler: Any) -> Callable[[Any], Awaitable[Any]]: ...
-
-
 class Folio:
     """One app: its settings, models, database and services."""
-
-    # set by the HTTP front-end when it serves this app (folio.http.app.build_asgi), for
-    # its endpoints to reach; absent when no server is built (the CLI)
-    pipeline: RouteRunner
 
     def __init__(self, settings: Settings, registry: Registry, db: Database) -> None:
         self.settings = settings

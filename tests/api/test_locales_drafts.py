@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from folio.errors import ValidationError
 from tests.conftest import Api, database_url, make_api
 
 
@@ -333,3 +334,28 @@ def test_a_sort_on_a_related_field_reads_the_related_versions_of_the_status(api:
     assert names("") == ["C2", "C1", "C3"]
     assert names("&status=draft") == ["C1", "C2", "C3"]
     assert names(":desc&status=draft") == ["C3", "C2", "C1"]
+
+
+def test_the_document_api_publishes_a_draft(api: Api) -> None:
+    """`documents.publish` (for app code and front-ends without a REST route for it)
+    publishes a locale version's draft as it stands; what is published before is what REST
+    readers see."""
+    from folio.auth.principal import OPEN
+
+    did = api.create("articles", {"title": "First"})["documentId"]
+    r = api.put(f"/api/articles/{did}?status=draft", {"data": {"title": "Second"}})
+    assert r.status_code == 200, r.text
+    assert api.get(f"/api/articles/{did}").json()["data"]["title"] == "First"
+
+    documents = api.folio.documents
+    articles = api.folio.registry.by_route["articles"]
+    published = api.client.portal.call(
+        documents.publish, articles, did, {"fields": ["title"]}, OPEN
+    )
+    assert published["title"] == "Second"
+    assert published["documentId"] == did
+    assert api.get(f"/api/articles/{did}").json()["data"]["title"] == "Second"
+
+    categories = api.folio.registry.by_route["categories"]
+    with pytest.raises(ValidationError):
+        api.client.portal.call(documents.publish, categories, did, {}, OPEN)

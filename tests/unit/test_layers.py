@@ -1,57 +1,111 @@
-"""Imports point downward only: the front-ends (cli, http) -> app -> auth -> content ->
-files -> schema/store -> errors/config. The CLI never imports the HTTP front-end."""
+"""Imports point downward only, and SQL has one home.
+
+    front-ends:  cli   http          (the CLI never imports the HTTP front-end)
+    container:   app (app.py, hooks.py)
+    documents:   content             (the document API; its planner is content/sql)
+                 auth                (principals, permissions, JWT, passwords)
+                 files               (upload providers, MIME rules, images)
+    storage:     store   schema      (database access and DDL; the models)
+                 config  errors
+
+Front-ends reach data through `content`, never `store`; `store` knows tables, not models;
+`auth` knows the models' names (permissions are named after them) but no document or SQL."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "folio"
 
 # layer -> the layers it may import (besides itself)
 ALLOWED = {
-    "cli": {"app", "content", "auth", "schema", "store", "files", "config", "errors"},
-    "http": {"app", "content", "auth", "schema", "store", "files", "config", "errors"},
+    "cli": {"app", "content", "auth", "schema", "files", "config", "errors"},
+    "http": {"app", "content", "auth", "schema", "files", "config", "errors"},
     "app": {"content", "auth", "schema", "store", "files", "config", "errors"},
-    "auth": {"content", "schema", "store", "config", "errors"},
-    "content": {"schema", "store", "files", "config", "errors"},
-    "files": {"schema", "store", "config", "errors"},
-    "store": {"schema", "config", "errors"},
+    "content": {"auth", "schema", "store", "files", "config", "errors"},
+    "auth": {"schema", "config", "errors"},
+    "files": {"config", "errors"},
+    "store": {"config", "errors"},
     "schema": {"errors"},
     "config": {"errors"},
     "errors": set(),
 }
 # top-level modules that belong to a layer of another name
 MODULE_LAYERS = {"hooks": "app"}
-# single modules a lower layer may import: password hashing, which stored documents use
-# and which imports nothing of the layers above
-EXCEPTIONS = {("content", "folio.auth.passwords")}
+# where SQL statements may be written: the store and the planner
+SQL_HOMES = ("store", "content/sql")
+SQL_STATEMENT = re.compile(
+    r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM|CREATE\s+(UNIQUE\s+)?"
+    r"(TABLE|INDEX)|ALTER\s+TABLE|DROP\s+(TABLE|INDEX))\b",
+    re.S,
+)
 
 
-def _layer(module: str) -> str | None:
-    parts = module.split(".")
-    if parts[0] != "folio" or len(parts) < 2:
-        return None
-    return MODULE_LAYERS.get(parts[1], parts[1])
+def _layer(name: str) -> str:
+    return MODULE_LAYERS.get(name, name)
+
+
+def _modules() -> list[tuple[Path, str, ast.Module]]:
+    out = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC)
+        own = _layer(rel.parts[0].removesuffix(".py"))
+        if own in ALLOWED:
+            out.append((rel, own, ast.parse(path.read_text())))
+    return out
 
 
 def test_imports_point_downward() -> None:
     problems = []
-    for path in SRC.rglob("*.py"):
-        rel = path.relative_to(SRC)
-        own = rel.parts[0].removesuffix(".py") if rel.parts else ""
-        own = MODULE_LAYERS.get(own, own)
-        if own not in ALLOWED:
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
+    for rel, own, tree in _modules():
+        for node in ast.walk(tree):
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module]
             for name in names:
-                layer = _layer(name)
-                allowed = layer in ALLOWED[own] or (own, name) in EXCEPTIONS
-                if layer and layer != own and not allowed:
+                parts = name.split(".")
+                if parts[0] != "folio" or len(parts) < 2:
+                    continue
+                layer = _layer(parts[1])
+                if layer != own and layer not in ALLOWED[own]:
                     problems.append(f"{rel} imports {name}")
     assert problems == []
+
+
+def _texts(tree: ast.Module) -> list[str]:
+    """String literals, with the literal parts of f-strings joined around their holes."""
+    out = []
+    parts = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    for node in ast.walk(tree):
+        if id(node) in parts:
+            continue
+        if isinstance(node, ast.JoinedStr):
+            out.append(
+                "".join(
+                    v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "x"
+                    for v in node.values
+                )
+            )
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.append(node.value)
+    return out
+
+
+def test_sql_is_written_only_in_the_store_and_the_planner() -> None:
+    problems = []
+    for rel, _, tree in _modules():
+        if str(rel).startswith(SQL_HOMES):
+            continue
+        for text in _texts(tree):
+            if SQL_STATEMENT.search(text):
+                problems.append(f"{rel}: {text[:60]!r}")
+    assert problems == []
+
+
+def test_the_sql_rule_sees_statements() -> None:
+    tree = ast.parse('x = f\'SELECT a FROM "{t}" WHERE b = ?\'\ny = "UPDATE t SET a = 1"')
+    assert all(SQL_STATEMENT.search(text) for text in _texts(tree))

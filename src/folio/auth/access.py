@@ -21,9 +21,7 @@ from typing import Any
 
 from folio.auth.jwt import JwtCodec
 from folio.auth.permissions import PUBLIC, RoleTable
-from folio.auth.principal import Principal
-from folio.auth.tokens import TokenService
-from folio.auth.users import UserService
+from folio.auth.principal import Principal, TokenStore, UserStore
 from folio.errors import ForbiddenError, UnauthorizedError
 
 CACHE_LIMIT = 10_000
@@ -41,8 +39,8 @@ class AccessControl:
     def __init__(
         self,
         roles: RoleTable,
-        users: UserService,
-        tokens: TokenService,
+        users: UserStore,
+        tokens: TokenStore,
         jwt: JwtCodec,
         cache_seconds: float = 5.0,
     ) -> None:
@@ -103,11 +101,7 @@ class AccessControl:
             raise UnauthorizedError()
         user_id, expires = verified
         user = await self.users.auth(user_id)
-        if (
-            user is None
-            or user.blocked
-            or (self.users.settings.email_confirmation and not user.confirmed)
-        ):
+        if user is None or user.blocked or (self.users.email_confirmation and not user.confirmed):
             raise UnauthorizedError("Invalid credentials")
         ttl = min(self.cache_seconds, max(0.0, expires - time.time()))
         return self._role_principal(user.role, "user", user.id), ttl

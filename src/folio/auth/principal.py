@@ -3,7 +3,10 @@ the permissions they hold. Services receive a principal and ask it what it may d
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
 
 from folio.auth.permissions import PUBLIC, find_action
 
@@ -37,3 +40,47 @@ class Principal:
 
 
 OPEN = Principal(kind="public", name="open", scope="all")
+
+
+@dataclass(frozen=True)
+class UserAuth:
+    """A user as access control sees it."""
+
+    id: int
+    blocked: bool
+    confirmed: bool
+    role: str | None
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    """What a request authenticated by a token needs, read once and cached."""
+
+    id: int
+    name: str
+    type: str
+    permissions: frozenset[str]
+    expires_at: datetime | None
+    last_used_at: datetime | None
+
+
+class UserStore(Protocol):
+    """Where access control looks users up (the users service). `on_change` listeners run
+    after a change that alters what a user's credential may do."""
+
+    on_change: list[Callable[[], None]]
+
+    @property
+    def email_confirmation(self) -> bool: ...
+
+    async def auth(self, user_id: int) -> UserAuth | None: ...
+
+
+class TokenStore(Protocol):
+    """Where access control looks API tokens up (the tokens service)."""
+
+    on_change: list[Callable[[], None]]
+
+    async def lookup(self, access_key: str) -> TokenRecord | None: ...
+
+    async def touch(self, token_id: int) -> None: ...

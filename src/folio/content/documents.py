@@ -1,4 +1,5 @@
-"""The document API every front-end calls: find, findOne, count, create, update, delete.
+"""The document API every front-end calls: find, findOne, count, create, update, publish,
+delete.
 
 It owns the rules a front-end must not repeat: the status and locale defaults, who may read
 drafts, which relations a caller may filter, sort or populate through, the field selection
@@ -242,6 +243,23 @@ class DocumentService:
             locale=query.locale,
             status=query.status,
             populate=query.populate,
+        )
+        return pick(doc, query)
+
+    async def publish(
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        params: Mapping[str, Any],
+        principal: Principal,
+    ) -> dict[str, Any]:
+        """Publishes the draft of the parameters' locale version (a type without Draft &
+        Publish has nothing to publish: a ValidationError)."""
+        if not ct.draft_and_publish:
+            raise ValidationError(f"{ct.singular} does not have draft and publish")
+        query = self.query(ct, params, principal, find=False)
+        doc = await self.writes.publish(
+            ct, document_id, locale=query.locale, populate=query.populate
         )
         return pick(doc, query)
 

@@ -29,10 +29,6 @@ from folio.http.rest.content import ContentEndpoints
 from folio.http.upload import UploadEndpoints
 from folio.http.users import UserEndpoints
 
-# Folio and load_app live in folio.app; named here too for modules that import them from
-# this one
-__all__ = ["Folio", "FolioApp", "build_asgi", "create_app", "load_app"]
-
 log = logging.getLogger("folio")
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
@@ -98,9 +94,9 @@ class FolioApp(Starlette):
 
 
 def build_asgi(folio: Folio) -> Starlette:
-    # before the endpoints, which run their actions through it
-    folio.pipeline = Pipeline(folio)
-    endpoints = ContentEndpoints(folio)
+    # every action of the endpoints runs through it
+    pipeline = Pipeline(folio)
+    endpoints = ContentEndpoints(folio, pipeline)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -110,9 +106,9 @@ def build_asgi(folio: Folio) -> Starlette:
         finally:
             await folio.close()
 
-    uploads = UploadEndpoints(folio)
+    uploads = UploadEndpoints(folio, pipeline)
     routes: list[BaseRoute] = [
-        *UserEndpoints(folio).routes(),
+        *UserEndpoints(folio, pipeline).routes(),
         *AdminEndpoints(folio).routes(),
         Route("/api/upload", uploads.upload, methods=["POST"]),
         Route("/api/upload/files", uploads.find, methods=["GET", "HEAD"]),

@@ -20,6 +20,7 @@ from folio.schema.builtins import FILE_UID
 
 if TYPE_CHECKING:
     from folio.app import Folio
+    from folio.http.pipeline import Pipeline
 
 INFO_KEYS = frozenset({"name", "alternativeText", "caption", "folder"})
 
@@ -68,13 +69,13 @@ def _infos(raw: list[Any], count: int) -> list[dict[str, Any]]:
 
 
 class UploadEndpoints:
-    def __init__(self, folio: Folio) -> None:
+    def __init__(self, folio: Folio, pipeline: Pipeline) -> None:
         self.folio = folio
         self.file_type = folio.registry.content_types[FILE_UID]
         self.settings = upload_settings(folio.settings.raw.get("plugins", {}))
         self.provider = folio.storage
 
-        guarded = folio.pipeline.endpoint
+        guarded = pipeline.endpoint
         self.upload = guarded("plugin::upload.content-api.upload", self._upload)
         self.find = guarded("plugin::upload.content-api.find", self._find)
         self.find_one = guarded("plugin::upload.content-api.findOne", self._find_one)

@@ -28,6 +28,7 @@ from folio.schema.builtins import ROLE_UID
 
 if TYPE_CHECKING:
     from folio.app import Folio
+    from folio.http.pipeline import Pipeline
 
 Handler = Callable[[Request, Principal], Awaitable[Response]]
 UP = "plugin::users-permissions"
@@ -53,8 +54,9 @@ def _user_id(request: Request) -> int:
 
 
 class UserEndpoints:
-    def __init__(self, folio: Folio) -> None:
+    def __init__(self, folio: Folio, pipeline: Pipeline) -> None:
         self.folio = folio
+        self.pipeline = pipeline
         self.users = folio.users
         s = folio.auth_settings.ratelimit
         self.limiter = RateLimiter(s.interval, s.max, s.enabled)
@@ -101,7 +103,7 @@ class UserEndpoints:
         self, action: str, handler: Handler, limited: bool = False
     ) -> Callable[[Request], Awaitable[Response]]:
         inner = self._limited(handler, action in EMAIL_KEYED) if limited else handler
-        return self.folio.pipeline.endpoint(f"{UP}.{action}", inner)
+        return self.pipeline.endpoint(f"{UP}.{action}", inner)
 
     def _limited(self, handler: Handler, by_email: bool) -> Handler:
         """Counts the request (after authorization, as the reference) per path and client

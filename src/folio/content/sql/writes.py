@@ -398,6 +398,43 @@ class Writes:
         yield from self.links.copy(ct, draft_id, new_id)
         return new_id
 
+    async def publish(
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        *,
+        locale: str | None = None,
+        populate: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Publishes the draft of one locale version as it stands (replacing the published
+        version), for a single type its document's; the published version answers."""
+        locale = self._locale_for(ct, locale)
+        ctx = ReadContext("published", locale or self.default_locale)
+
+        def program() -> Program:
+            doc_id = document_id
+            if doc_id is None:
+                rows = yield query(f'SELECT document_id FROM "{ct.table}" ORDER BY id LIMIT 1')
+                if not rows:
+                    raise NotFoundError()
+                doc_id = str(rows[0][0])
+            where = "document_id = ? AND published_at IS NULL"
+            params: list[Any] = [doc_id]
+            if ct.localized:
+                where += " AND locale = ?"
+                params.append(locale)
+            rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
+            if not rows:
+                raise NotFoundError()
+            draft_id = int(rows[0][0])
+            yield from self._check_publishable(ct, draft_id)
+            now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
+            row_id = yield from self._publish_row(ct, doc_id, draft_id, locale, now)
+            doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
+            return doc
+
+        return dict(await self.db.write(program()))
+
     async def delete(
         self, ct: ContentType, document_id: str | None, *, locale: str | None = None
     ) -> None:

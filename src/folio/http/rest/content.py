@@ -22,7 +22,8 @@ from folio.http.rest.qs import parse_qs
 from folio.schema.model import ContentType
 
 if TYPE_CHECKING:
-    from folio.http.app import Folio
+    from folio.app import Folio
+    from folio.http.pipeline import Pipeline
 
 EMPTY: dict[str, Any] = {}
 
@@ -76,12 +77,12 @@ async def read_json(request: Request, limit: int) -> Any:
 
 
 class ContentEndpoints:
-    def __init__(self, folio: Folio) -> None:
+    def __init__(self, folio: Folio, pipeline: Pipeline) -> None:
         self.folio = folio
         self.settings = folio.settings
         self.routes = folio.registry.by_route
         self.documents = folio.documents
-        self.pipeline = folio.pipeline
+        self.pipeline = pipeline
 
     def _type(self, request: Request) -> ContentType:
         ct = self.routes.get(request.path_params["name"])

@@ -8,14 +8,15 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
 
+from folio.auth.principal import TokenRecord
 from folio.content.documents import DocumentService
 from folio.content.query import Query
+from folio.content.sql.accounts import TokenStatements
 from folio.errors import (
     ApplicationError,
     FieldError,
@@ -26,22 +27,9 @@ from folio.errors import (
 from folio.schema.builtins import TOKEN_UID
 from folio.schema.model import ContentType
 from folio.schema.values import format_datetime, now_utc, parse_datetime
-from folio.store.program import Program, execute, query
 
 TOKEN_TYPES = ("read-only", "full-access", "custom")
 LIFESPANS = (604_800_000, 2_592_000_000, 7_776_000_000)  # 7, 30 and 90 days
-
-
-@dataclass(frozen=True)
-class TokenRecord:
-    """What a request authenticated by a token needs, read once and cached."""
-
-    id: int
-    name: str
-    type: str
-    permissions: frozenset[str]
-    expires_at: datetime | None
-    last_used_at: datetime | None
 
 
 def _as_datetime(value: Any) -> datetime | None:
@@ -61,13 +49,8 @@ class TokenService:
         # called after a token's kind, permissions or key change, or it is revoked
         # (AccessControl subscribes, to drop what it cached for the old token)
         self.on_change: list[Callable[[], None]] = []
-        d = documents.dialect
-        expr = self.ct.attributes["expiresAt"].kind.select_expr
-        self._lookup_sql = (
-            f"SELECT t.id, t.name, t.type, t.permissions, {expr('t.expires_at', d)}, "
-            f'{expr("t.last_used_at", d)}, t.access_key FROM "{self.ct.table}" t '
-            "WHERE t.access_key = ?"
-        )
+        self.sql = TokenStatements(documents.registry, documents.dialect)
+        self.db = documents.db
 
     def _changed(self) -> None:
         for listener in self.on_change:
@@ -171,14 +154,7 @@ class TokenService:
         if name is None:
             return
 
-        def program() -> Program:
-            rows = yield query(
-                f'SELECT id FROM "{self.ct.table}" WHERE name = ? AND id <> ?',
-                (name, token_id or 0),
-            )
-            return bool(rows)
-
-        if await self.documents.db.read(program()):
+        if await self.db.read(self.sql.name_taken(name, token_id)):
             raise ApplicationError("Name already taken")
 
     # ------------------------------------------------------------------ writes
@@ -245,11 +221,7 @@ class TokenService:
         """The token whose key this is; the stored digest is compared in constant time."""
         digest = self.digest(access_key)
 
-        def program() -> Program:
-            rows = yield query(self._lookup_sql, (digest,))
-            return rows[0] if rows else None
-
-        row = await self.documents.db.read(program())
+        row = await self.db.read(self.sql.lookup(digest))
         if row is None or not hmac.compare_digest(str(row[6]), digest):
             return None
         permissions = row[3]
@@ -268,9 +240,4 @@ class TokenService:
         """Records a use (the caller throttles this to about once a minute per token)."""
         at = self.ct.attributes["lastUsedAt"].kind.to_db(now_utc(), self.documents.dialect)
 
-        def program() -> Program:
-            yield execute(
-                f'UPDATE "{self.ct.table}" SET last_used_at = ? WHERE id = ?', (at, token_id)
-            )
-
-        await self.documents.db.write(program())
+        await self.db.write(self.sql.touch(token_id, at))

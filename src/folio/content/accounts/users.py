@@ -8,7 +8,6 @@ import asyncio
 import hmac
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -17,10 +16,11 @@ from folio.auth.jwt import JwtCodec
 from folio.auth.mail import Mailer
 from folio.auth.passwords import HashedPassword, hash_password, verify_password
 from folio.auth.permissions import RoleTable
+from folio.auth.principal import UserAuth
 from folio.auth.settings import AuthSettings
 from folio.content.documents import DocumentService
 from folio.content.query import Query
-from folio.content.sql.layout import link_table_name
+from folio.content.sql.accounts import UserStatements
 from folio.errors import (
     ApplicationError,
     FieldError,
@@ -31,20 +31,9 @@ from folio.errors import (
 from folio.schema.builtins import ROLE_UID, USER_UID
 from folio.schema.kinds import EMAIL_RE
 from folio.schema.model import ContentType
-from folio.store.program import Program, execute, query
 
 INVALID_CREDENTIALS = "Invalid identifier or password"
 TAKEN = "Email or Username are already taken"
-
-
-@dataclass(frozen=True)
-class UserAuth:
-    """A user as access control sees it."""
-
-    id: int
-    blocked: bool
-    confirmed: bool
-    role: str | None
 
 
 def _required(body: dict[str, Any], name: str, errors: list[FieldError]) -> str:
@@ -98,30 +87,14 @@ class UserService:
         registry = documents.registry
         self.ct: ContentType = registry.content_types[USER_UID]
         self.role_ct: ContentType = registry.content_types[ROLE_UID]
-        link = link_table_name(self.ct, self.ct.attributes["role"])
-        users, roles_table = self.ct.table, self.role_ct.table
-        self._auth_sql = (
-            f'SELECT u.id, u.blocked, u.confirmed, r.type FROM "{users}" u '
-            f'LEFT JOIN "{link}" l ON l.source_id = u.id '
-            f'LEFT JOIN "{roles_table}" r ON r.document_id = l.target_document_id '
-            "WHERE u.id = ?"
-        )
-        self._credentials_sql = (
-            f'SELECT u.id, u.password, u.blocked, u.confirmed FROM "{users}" u '
-            "WHERE u.provider = 'local' AND (u.email = ? OR u.username = ?) ORDER BY u.id LIMIT 1"
-        )
+        self.sql = UserStatements(registry, documents.dialect)
+        self.db = documents.db
         self._role_ids: dict[str, str] = {}
 
     # ------------------------------------------------------------------ roles
     async def sync_roles(self) -> None:
         """Makes sure every declared role has its row (users link to it)."""
-        table = self.role_ct.table
-
-        def program() -> Program:
-            rows = yield query(f'SELECT type, document_id FROM "{table}"')
-            return {str(r[0]): str(r[1]) for r in rows}
-
-        existing = await self.documents.db.read(program())
+        existing: dict[str, str] = await self.db.read(self.sql.role_ids())
         for type_, role in self.roles.roles.items():
             if type_ not in existing:
                 doc = await self.documents.writes.create(
@@ -141,24 +114,17 @@ class UserService:
 
     async def role_counts(self) -> dict[str, int]:
         """Users per role document id."""
-        link = link_table_name(self.ct, self.ct.attributes["role"])
-
-        def program() -> Program:
-            rows = yield query(
-                f'SELECT target_document_id, COUNT(*) FROM "{link}" GROUP BY target_document_id'
-            )
-            return {str(r[0]): int(r[1]) for r in rows}
-
-        result: dict[str, int] = await self.documents.db.read(program())
+        result: dict[str, int] = await self.db.read(self.sql.role_counts())
         return result
+
+    @property
+    def email_confirmation(self) -> bool:
+        """Whether users must confirm their address before signing in."""
+        return self.settings.email_confirmation
 
     # ------------------------------------------------------------------ reads
     async def auth(self, user_id: int) -> UserAuth | None:
-        def program() -> Program:
-            rows = yield query(self._auth_sql, (user_id,))
-            return rows[0] if rows else None
-
-        row = await self.documents.db.read(program())
+        row = await self.db.read(self.sql.auth(user_id))
         if row is None:
             return None
         return UserAuth(int(row[0]), bool(row[1]), bool(row[2]), row[3])
@@ -167,11 +133,7 @@ class UserService:
         return await self.documents.reads.find_by_id(self.ct, user_id, spec or Query())
 
     async def list_ids(self) -> list[int]:
-        def program() -> Program:
-            rows = yield query(f'SELECT id FROM "{self.ct.table}" ORDER BY id')
-            return [int(r[0]) for r in rows]
-
-        ids: list[int] = await self.documents.db.read(program())
+        ids: list[int] = await self.db.read(self.sql.ids())
         return ids
 
     async def document_id(self, user_id: int) -> str:
@@ -251,16 +213,7 @@ class UserService:
         mail = email.lower() if isinstance(email, str) else None
         name = username if isinstance(username, str) else None
 
-        def program() -> Program:
-            # as the reference: an address or a name clashes with either column
-            rows = yield query(
-                f'SELECT email = ?, username = ? FROM "{self.ct.table}" '
-                "WHERE (email = ? OR username = ? OR username = ? OR email = ?) AND id <> ?",
-                (mail, name, mail, mail, name, name, user_id or 0),
-            )
-            return rows
-
-        rows = await self.documents.db.read(program())
+        rows = await self.db.read(self.sql.clashes(mail, name, user_id))
         if rows:
             if message is not None:
                 raise ApplicationError(message)
@@ -312,11 +265,7 @@ class UserService:
             raise validation_failed(errors)
         assert isinstance(identifier, str) and isinstance(password, str)
 
-        def program() -> Program:
-            rows = yield query(self._credentials_sql, (identifier.lower(), identifier))
-            return rows[0] if rows else None
-
-        row = await self.documents.db.read(program())
+        row = await self.db.read(self.sql.credentials(identifier))
         stored = str(row[1]) if row is not None and row[1] else None
         # the hash is checked even for an unknown identifier: the same time and message
         valid = await asyncio.to_thread(verify_password, password, stored)
@@ -363,20 +312,8 @@ class UserService:
             raise validation_failed(errors)
         token = secrets.token_hex(64)
 
-        def program() -> Program:
-            rows = yield query(
-                f'SELECT id FROM "{self.ct.table}" WHERE email = ? AND NOT blocked',
-                (email.lower(),),
-            )
-            if rows:
-                yield execute(
-                    f'UPDATE "{self.ct.table}" SET reset_password_token = ? WHERE id = ?',
-                    (token, rows[0][0]),
-                )
-            return bool(rows)
-
         # the same answer whether or not the address is known (no user enumeration)
-        if await self.documents.db.write(program()):
+        if await self.db.write(self.sql.set_reset_code(email.lower(), token)):
             url = self.settings.reset_password_url
             link = f"{url}?code={token}" if url else token
             await self.mailer.send(
@@ -399,15 +336,7 @@ class UserService:
         if errors:
             raise validation_failed(errors)
 
-        def program() -> Program:
-            rows = yield query(
-                f'SELECT id, reset_password_token FROM "{self.ct.table}" '
-                "WHERE reset_password_token = ?",
-                (code,),
-            )
-            return rows[0] if rows else None
-
-        row = await self.documents.db.read(program())
+        row = await self.db.read(self.sql.by_reset_code(code))
         if row is None or not hmac.compare_digest(str(row[1]), code):
             raise ValidationError("Incorrect code provided")
         rules: list[FieldError] = []
@@ -424,20 +353,7 @@ class UserService:
         if not isinstance(token, str) or not token:
             raise ValidationError("confirmation is a required field")
 
-        def program() -> Program:
-            rows = yield query(
-                f'SELECT id FROM "{self.ct.table}" WHERE confirmation_token = ?', (token,)
-            )
-            if not rows:
-                return None
-            yield execute(
-                f'UPDATE "{self.ct.table}" SET confirmed = ?, confirmation_token = NULL '
-                "WHERE id = ?",
-                (True, rows[0][0]),
-            )
-            return int(rows[0][0])
-
-        user_id = await self.documents.db.write(program())
+        user_id = await self.db.write(self.sql.confirm(token))
         if user_id is None:
             raise ValidationError("Invalid token")
         return int(user_id)
@@ -449,20 +365,7 @@ class UserService:
             raise validation_failed(errors)
         token = secrets.token_hex(20)
 
-        def program() -> Program:
-            rows = yield query(
-                f'SELECT id, confirmed, blocked FROM "{self.ct.table}" WHERE email = ?',
-                (email.lower(),),
-            )
-            if not rows or rows[0][1] or rows[0][2]:
-                return None
-            yield execute(
-                f'UPDATE "{self.ct.table}" SET confirmation_token = ? WHERE id = ?',
-                (token, rows[0][0]),
-            )
-            return True
-
-        if await self.documents.db.write(program()):
+        if await self.db.write(self.sql.set_confirmation(email.lower(), token)):
             await self._send_confirmation(email.lower(), token)
         return {"email": email.lower(), "sent": True}
 
@@ -474,22 +377,10 @@ class UserService:
         )
 
     async def _stored_password(self, user_id: int) -> str | None:
-        def program() -> Program:
-            rows = yield query(f'SELECT password FROM "{self.ct.table}" WHERE id = ?', (user_id,))
-            return rows[0][0] if rows else None
-
-        stored = await self.documents.db.read(program())
+        stored = await self.db.read(self.sql.password(user_id))
         return str(stored) if stored else None
 
     async def _set_password(self, user_id: int, password: str, clear_reset: bool = False) -> None:
         hashed: HashedPassword = await asyncio.to_thread(hash_password, password)
-        extra = ", reset_password_token = NULL" if clear_reset else ""
-
-        def program() -> Program:
-            yield execute(
-                f'UPDATE "{self.ct.table}" SET password = ?{extra} WHERE id = ?',
-                (str(hashed), user_id),
-            )
-
-        await self.documents.db.write(program())
+        await self.db.write(self.sql.set_password(user_id, str(hashed), clear_reset))
         self._changed()

@@ -1,0 +1,95 @@
+"""The base of attribute kinds: a kind owns, for its attribute types, the column type on
+each dialect, the coercion and validation of written values, the parsing of filter values,
+the families of filter operators it accepts, and how stored values become JSON. One module
+per family of kinds; `folio.schema.kinds` lists them by attribute type."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    from folio.schema.model import Attribute
+
+Converter = Callable[[Any], Any]
+
+# families of filter operators (the operator table names each operator's family)
+ALL_FAMILIES = frozenset({"equal", "order", "set", "contains", "match", "null"})
+
+
+class InvalidValue(ValueError):
+    """A written value does not fit its attribute; the message is shown to the client.
+    `path` and `value` point inside the value when the problem is nested."""
+
+    def __init__(self, message: str, path: list[str] | None = None, value: Any = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.value = value
+
+
+def describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, dict | list):
+        return orjson.dumps(value).decode()
+    return str(value)
+
+
+class Kind:
+    """Base of every kind; scalar kinds have a column."""
+
+    scalar = True
+    label = "value"
+    operator_families: frozenset[str] = ALL_FAMILIES
+    sortable = True
+    text_native = False  # text operators apply to the column without a cast
+    narrow = True  # values are small and bounded: numbers, dates, flags, short strings
+
+    def is_narrow(self, attr: Attribute) -> bool:
+        """Whether the attribute's values are small enough to sit in a scan index and at the
+        front of a row (read by filters and sorts without touching the long values)."""
+        return self.narrow
+
+    def column_type(self, attr: Attribute, dialect: str) -> str:
+        raise NotImplementedError
+
+    def check_options(self, attr: Attribute) -> list[str]:
+        return []
+
+    def type_error(self, attr: Attribute, value: Any) -> InvalidValue:
+        return InvalidValue(
+            f"{attr.name} must be a `{self.label}` type, but the final value was: "
+            f"`{describe(value)}`."
+        )
+
+    def coerce(self, attr: Attribute, value: Any) -> Any:
+        """Checks a written (JSON) value and returns its Python form."""
+        raise NotImplementedError
+
+    def to_db(self, value: Any, dialect: str) -> Any:
+        """Python form -> bound parameter."""
+        return value
+
+    def parse_filter(self, raw: Any) -> Any:
+        """A filter operand from the query (string or JSON) -> its Python form."""
+        raise NotImplementedError
+
+    def filter_param(self, value: Any, dialect: str) -> Any:
+        """A parsed filter operand -> bound parameter."""
+        return self.to_db(value, dialect)
+
+    def select_expr(self, column: str, dialect: str) -> str:
+        return column
+
+    def output(self, dialect: str) -> Converter | None:
+        """A function from the selected value to JSON, or None when it is already JSON."""
+        return None
+
+    def default_for(self, attr: Attribute) -> Any:
+        return self.coerce(attr, attr.default)

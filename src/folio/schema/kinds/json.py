@@ -1,0 +1,70 @@
+"""JSON kinds: json and blocks (rich text as blocks), stored as JSON text."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from folio.schema.kinds.base import Converter, InvalidValue, Kind
+
+if TYPE_CHECKING:
+    from folio.schema.model import Attribute
+
+
+class JsonKind(Kind):
+    label = "json"
+    narrow = False
+    operator_families = frozenset({"null", "contains"})
+
+    def column_type(self, attr: Attribute, dialect: str) -> str:
+        return "JSONB" if dialect == "postgres" else "TEXT"
+
+    def coerce(self, attr: Attribute, value: Any) -> Any:
+        return value
+
+    def to_db(self, value: Any, dialect: str) -> Any:
+        if value is None:
+            return None
+        return orjson.dumps(value).decode()
+
+    def filter_param(self, value: Any, dialect: str) -> Any:
+        return value  # compared with the stored JSON text
+
+    def parse_filter(self, raw: Any) -> Any:
+        if not isinstance(raw, str):
+            return orjson.dumps(raw).decode()
+        return raw
+
+    def select_expr(self, column: str, dialect: str) -> str:
+        if dialect == "postgres":
+            return f"{column}::text"
+        return column
+
+    def output(self, dialect: str) -> Converter | None:
+        return _json_fragment
+
+
+def _json_fragment(value: Any) -> Any:
+    return None if value is None else orjson.Fragment(value)
+
+
+BLOCK_TYPES = frozenset({"paragraph", "heading", "quote", "list", "image", "code"})
+
+
+class BlocksKind(JsonKind):
+    label = "blocks"
+
+    def coerce(self, attr: Attribute, value: Any) -> Any:
+        if not isinstance(value, list):
+            raise InvalidValue(f"{attr.name} must be an array of blocks")
+        for i, block in enumerate(value):
+            if not isinstance(block, dict) or block.get("type") not in BLOCK_TYPES:
+                raise InvalidValue("Block node is of invalid type", [attr.name, str(i)], block)
+            if not isinstance(block.get("children"), list):
+                raise InvalidValue(
+                    f"{attr.name}[{i}].children is a required field",
+                    [attr.name, str(i), "children"],
+                    block.get("children"),
+                )
+        return value
