@@ -7,6 +7,7 @@ the parents), counts and the users service all build their statements on `link_j
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from folio.content.sql.layout import components_table_name, link_table_name
 from folio.schema.model import Attribute, ContentType, Schema
@@ -42,11 +43,12 @@ class Join:
         return [f"{k} = {alias}.{s}" for k, s in zip(self.keys, self.source, strict=True)]
 
 
+@cache
 def link_join(
     schema: Schema, attr: Attribute, target: Schema, link: str = "l", alias: str = "x"
 ) -> Join:
     """The join from rows of `schema` through `attr` (a relation or component field) to
-    the rows of `target`."""
+    the rows of `target` (made once per schema, attribute and aliases)."""
     if attr.type == "component" or not isinstance(target, ContentType):
         return Join(
             f'"{components_table_name(schema)}" {link}',

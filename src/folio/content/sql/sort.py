@@ -4,12 +4,15 @@ correlated subquery reading related rows in the read's status."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from folio.content.query import SortKey
 from folio.content.sql.joins import link_join, published
 from folio.content.sql.layout import null_ordered
 from folio.schema.model import ContentType
 
 
+@lru_cache(maxsize=1024)
 def sort_column(key: SortKey, status: str, alias: str = "t") -> str:
     """The sort key's value over the row `alias`: a column name of the row, or a
     parenthesized subquery for a related field."""
