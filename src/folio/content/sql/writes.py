@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from folio.content.ids import new_document_id
 from folio.content.links import MediaWrite
 from folio.content.sql.layout import FILES_LINK_TABLE
@@ -21,19 +19,6 @@ from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import Attribute, ContentType
 from folio.schema.values import now_utc
 from folio.store.program import Program, execute, query
-
-
-def _from_db(attr: Attribute, value: Any, dialect: str) -> Any:
-    """A stored value back to the Python form that `to_db` accepts."""
-    if value is None:
-        return None
-    if attr.type in ("json", "blocks") and isinstance(value, str):
-        return orjson.loads(value)
-    if attr.type == "boolean":
-        return bool(value)
-    if dialect == "sqlite" and attr.type in ("date", "datetime", "timestamp", "time"):
-        return attr.kind.coerce(attr, value)
-    return value
 
 
 class Writes:
@@ -332,7 +317,10 @@ class Writes:
         )
         if not rows:
             return {}
-        return {a: _from_db(a, v, self.dialect) for a, v in zip(attrs, rows[0], strict=True)}
+        return {
+            a: None if v is None else a.kind.from_db(a, v, self.dialect)
+            for a, v in zip(attrs, rows[0], strict=True)
+        }
 
     def _check_publishable(self, ct: ContentType, row_id: int) -> Program:
         """A draft may leave required attributes empty; its publication may not."""

@@ -80,6 +80,10 @@ class Kind:
         """A filter operand from the query (string or JSON) -> its Python form."""
         raise NotImplementedError
 
+    def from_db(self, attr: Attribute, value: Any, dialect: str) -> Any:
+        """A stored (non-NULL) value back to the Python form that `to_db` accepts."""
+        return value
+
     def filter_param(self, value: Any, dialect: str) -> Any:
         """A parsed filter operand -> bound parameter."""
         return self.to_db(value, dialect)

@@ -27,6 +27,9 @@ class BooleanKind(Kind):
             return value.lower() == "true"
         raise self.type_error(attr, value)
 
+    def from_db(self, attr: Attribute, value: Any, dialect: str) -> Any:
+        return bool(value)
+
     def to_db(self, value: Any, dialect: str) -> Any:
         if dialect == "sqlite" and value is not None:
             return 1 if value else 0

@@ -28,6 +28,9 @@ class JsonKind(Kind):
             return None
         return orjson.dumps(value).decode()
 
+    def from_db(self, attr: Attribute, value: Any, dialect: str) -> Any:
+        return orjson.loads(value) if isinstance(value, str) else value
+
     def filter_param(self, value: Any, dialect: str) -> Any:
         return value  # compared with the stored JSON text
 

@@ -24,6 +24,10 @@ class DateKind(Kind):
         except (ValueError, OverflowError) as exc:
             raise InvalidValue(str(exc)) from None
 
+    def from_db(self, attr: Attribute, value: Any, dialect: str) -> Any:
+        # SQLite keeps the ISO text
+        return self.coerce(attr, value) if dialect == "sqlite" else value
+
     def to_db(self, value: Any, dialect: str) -> Any:
         if dialect == "sqlite" and isinstance(value, date):
             return value.isoformat()
@@ -49,6 +53,10 @@ class DateTimeKind(Kind):
             return V.parse_datetime(value)
         except (ValueError, OverflowError) as exc:
             raise InvalidValue(str(exc)) from None
+
+    def from_db(self, attr: Attribute, value: Any, dialect: str) -> Any:
+        # SQLite keeps the ISO text
+        return self.coerce(attr, value) if dialect == "sqlite" else value
 
     def to_db(self, value: Any, dialect: str) -> Any:
         if dialect == "sqlite" and isinstance(value, datetime):
@@ -79,6 +87,10 @@ class TimeKind(Kind):
             return V.parse_time(value)
         except ValueError as exc:
             raise InvalidValue(str(exc)) from None
+
+    def from_db(self, attr: Attribute, value: Any, dialect: str) -> Any:
+        # SQLite keeps the ISO text
+        return self.coerce(attr, value) if dialect == "sqlite" else value
 
     def to_db(self, value: Any, dialect: str) -> Any:
         if dialect == "sqlite" and isinstance(value, time):
