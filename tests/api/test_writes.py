@@ -1300,3 +1300,20 @@ def test_private_attribute_validation_still_applies(member_api: Api) -> None:
     r = member_api.post("/api/members", {"data": {"name": "Ann", "secret": 5}})
     path, _ = one_error(r)
     assert path == ["secret"]
+
+
+def test_a_writes_query_parameters_are_checked_before_its_body(api: Api) -> None:
+    """A bad query parameter is the error reported, whatever the body holds."""
+    r = api.client.post(
+        "/api/articles?status=nope",
+        content=b"{not json",
+        headers={"content-type": "application/json"},
+    )
+    assert "Invalid status" in failed(r)["message"]
+    did = api.create("articles", {"title": "T"})["documentId"]
+    r = api.client.put(
+        f"/api/articles/{did}?locale=xx",
+        content=b"{}",
+        headers={"content-type": "application/json"},
+    )
+    assert "Unknown locale" in failed(r)["message"]

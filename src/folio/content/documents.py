@@ -36,7 +36,6 @@ from folio.store.database import Database
 
 # parsed queries kept (per distinct parameters and caller visibility)
 QUERY_CACHE = 1024
-EMPTY: Mapping[str, Any] = {}
 
 
 @dataclass
@@ -196,17 +195,18 @@ class DocumentService:
         data: dict[str, Any],
         params: Mapping[str, Any],
         principal: Principal,
+        *,
+        read: Query | None = None,
     ) -> dict[str, Any]:
         """A new document in the locale of the parameters, else of `data` (both are
-        honoured), published unless `status=draft`. The answer shows no `id`."""
-        query = self.query(ct, params, principal, find=False)
+        honoured), published unless `status=draft`. The answer shows no `id`. `read`: the
+        parameters' query when the front-end has checked them already."""
+        query = read or self.query(ct, params, principal, find=False)
         raw = params.get("locale")
         locale = parse_locale(
             ct, raw if raw not in (None, "") else data.get("locale"), self.locales
         )
-        doc = await self.writes.create(
-            ct, data, locale=locale, status=query.status, populate=query.populate
-        )
+        doc = await self.writes.create(ct, data, locale=locale, status=query.status, read=query)
         doc.pop("id", None)
         return pick(doc, query)
 
@@ -217,10 +217,12 @@ class DocumentService:
         data: dict[str, Any],
         params: Mapping[str, Any],
         principal: Principal,
+        *,
+        read: Query | None = None,
     ) -> dict[str, Any]:
         """A partial update of the parameters' locale version (created when the document
         has none in that locale; a single type's document when absent)."""
-        query = self.query(ct, params, principal, find=False)
+        query = read or self.query(ct, params, principal, find=False)
         if "locale" in data and ct.localized and data["locale"] not in (None, query.locale):
             message = "The locale of an existing document cannot be changed"
             raise ValidationError(
@@ -242,7 +244,7 @@ class DocumentService:
             data,
             locale=query.locale,
             status=query.status,
-            populate=query.populate,
+            read=query,
         )
         return pick(doc, query)
 
@@ -258,9 +260,7 @@ class DocumentService:
         if not ct.draft_and_publish:
             raise ValidationError(f"{ct.singular} does not have draft and publish")
         query = self.query(ct, params, principal, find=False)
-        doc = await self.writes.publish(
-            ct, document_id, locale=query.locale, populate=query.populate
-        )
+        doc = await self.writes.publish(ct, document_id, locale=query.locale, read=query)
         return pick(doc, query)
 
     async def delete(

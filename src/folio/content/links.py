@@ -1,6 +1,6 @@
 """Parsing and checking of the non-scalar members of `data`: relation operations
 (shorthand, longhand, connect / disconnect / set, positions), components, dynamic zones and
-media. Everything here is pure; the storage side is in `linkstore`."""
+media. Everything here is pure; the storage side is in `content.sql.links`."""
 
 from __future__ import annotations
 

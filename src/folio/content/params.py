@@ -1,6 +1,6 @@
 """Read parameters -> the parts of a `Query`: `status`, `locale`, `fields`, `sort`,
 `pagination`, checked against the model with the reference's error names and messages.
-Front-ends hand these over in the REST spelling (GraphQL translates its arguments)."""
+Front-ends hand these over in the REST spelling."""
 
 from __future__ import annotations
 
@@ -90,10 +90,8 @@ def parse_fields(ct: Schema, raw: Any) -> list[str] | None:
                 raise invalid_key(name, None, "fields")
             if not attr.kind.scalar:
                 raise invalid_key(name, name, "fields")
-        elif (
-            name not in SYSTEM_FIELDS
-            or not isinstance(ct, ContentType)
-            or (name == "locale" and not ct.localized)
+        elif name not in SYSTEM_FIELDS or (
+            name == "locale" and not (isinstance(ct, ContentType) and ct.localized)
         ):
             if name in ("createdBy", "updatedBy", "localizations"):
                 raise invalid_key(name, name, "fields")
@@ -260,8 +258,3 @@ def parse_pagination(raw: Any, limits: Limits) -> Pagination:
         ps = _integer(raw.get("pageSize"), "pageSize")
         page.page_size = 1 if ps is None else size(ps)
     return page
-
-
-KNOWN_PARAMS = frozenset(
-    {"filters", "sort", "pagination", "fields", "populate", "locale", "status"}
-)

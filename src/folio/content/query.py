@@ -2,8 +2,8 @@
 (a filter tree), in which order, which page, which fields and which related entries.
 
 Everything here is in the model's terms (attributes, field paths, operators and parsed
-values); nothing names a table or a dialect. Front-ends produce it through `content.params`;
-the planner (`content.sql`) turns it into statements."""
+values); nothing names a table or a dialect. `documents.QueryParser` makes it from a
+front-end's read parameters; the planner (`content.sql`) turns it into statements."""
 
 from __future__ import annotations
 
@@ -65,10 +65,6 @@ class SortKey:
     field: FieldRef
     desc: bool = False
     steps: tuple[Step, ...] = ()
-
-    @property
-    def path(self) -> tuple[str, ...]:
-        return (*(attr.name for _, attr, _ in self.steps), self.field.name)
 
 
 class Cond:

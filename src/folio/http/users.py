@@ -144,7 +144,7 @@ class UserEndpoints:
         request.state.body = body
         return body
 
-    def _read_spec(self, request: Request, principal: Principal) -> Query:
+    def _read(self, request: Request, principal: Principal) -> Query:
         return self.folio.documents.query(
             self.users.ct, query_params(request), principal, find=False
         )
@@ -182,7 +182,7 @@ class UserEndpoints:
     async def me(self, request: Request, principal: Principal) -> Response:
         if principal.user_id is None:
             raise UnauthorizedError("Unauthorized")
-        user = await self.users.get(principal.user_id, self._read_spec(request, principal))
+        user = await self.users.get(principal.user_id, self._read(request, principal))
         if user is None:
             raise UnauthorizedError()
         return json_response(user)
@@ -210,21 +210,21 @@ class UserEndpoints:
         return json_response(await f.documents.count(self.users.ct, params, principal))
 
     async def find_one(self, request: Request, principal: Principal) -> Response:
-        user = await self.users.get(_user_id(request), self._read_spec(request, principal))
+        user = await self.users.get(_user_id(request), self._read(request, principal))
         if user is None:
             raise NotFoundError()
         return json_response(user)
 
     async def create(self, request: Request, principal: Principal) -> Response:
-        spec = self._read_spec(request, principal)
+        spec = self._read(request, principal)
         body = await self._body(request)
-        user = await self.users.create(body, populate=spec.populate)
+        user = await self.users.create(body, read=spec)
         return json_response(user, 201)
 
     async def update(self, request: Request, principal: Principal) -> Response:
-        spec = self._read_spec(request, principal)
+        spec = self._read(request, principal)
         body = await self._body(request)
-        user = await self.users.update(_user_id(request), body, populate=spec.populate)
+        user = await self.users.update(_user_id(request), body, read=spec)
         return json_response(user)
 
     async def destroy(self, request: Request, principal: Principal) -> Response:

@@ -87,7 +87,7 @@ class UserService:
         registry = documents.registry
         self.ct: ContentType = registry.content_types[USER_UID]
         self.role_ct: ContentType = registry.content_types[ROLE_UID]
-        self.sql = UserStatements(registry, documents.dialect)
+        self.sql = UserStatements(registry)
         self.db = documents.db
         self._role_ids: dict[str, str] = {}
 
@@ -148,7 +148,7 @@ class UserService:
         data: dict[str, Any],
         *,
         role: str | None = None,
-        populate: dict[str, Any] | None = None,
+        read: Query | None = None,
         taken: str | None = None,
     ) -> dict[str, Any]:
         """A user from the users API or the CLI: validated against the model, the password
@@ -157,14 +157,14 @@ class UserService:
         if "role" not in values:
             values["role"] = await self.role_document_id(role or self.settings.default_role)
         values = await self._prepare(values, None, taken)
-        return await self.documents.writes.create(self.ct, values, populate=populate)
+        return await self.documents.writes.create(self.ct, values, read=read)
 
     async def update(
-        self, user_id: int, data: dict[str, Any], populate: dict[str, Any] | None = None
+        self, user_id: int, data: dict[str, Any], read: Query | None = None
     ) -> dict[str, Any]:
         document_id = await self.document_id(user_id)
         values = await self._prepare(data, user_id)
-        doc = await self.documents.writes.update(self.ct, document_id, values, populate=populate)
+        doc = await self.documents.writes.update(self.ct, document_id, values, read=read)
         self._changed()
         return doc
 

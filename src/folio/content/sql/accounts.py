@@ -14,7 +14,7 @@ from folio.store.program import Program, execute, query
 
 
 class UserStatements:
-    def __init__(self, registry: Registry, dialect: str) -> None:
+    def __init__(self, registry: Registry) -> None:
         self.users = users = registry.content_types[USER_UID]
         roles = registry.content_types[ROLE_UID]
         self.table = users.table

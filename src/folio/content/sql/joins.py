@@ -7,7 +7,7 @@ the parents), counts and the users service all build their statements on `link_j
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from folio.content.sql.layout import components_table_name, link_table_name
 from folio.schema.model import Attribute, ContentType, Schema
@@ -43,7 +43,7 @@ class Join:
         return [f"{k} = {alias}.{s}" for k, s in zip(self.keys, self.source, strict=True)]
 
 
-@cache
+@lru_cache(maxsize=4096)
 def link_join(
     schema: Schema, attr: Attribute, target: Schema, link: str = "l", alias: str = "x"
 ) -> Join:

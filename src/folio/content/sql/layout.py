@@ -66,15 +66,6 @@ def link_table_name(schema: Schema, attr: Attribute) -> str:
     return f"{schema.table}_{attr.column or snake_case(attr.name)}_lnk"
 
 
-def target_join(link: str, target: str, target_localized: bool) -> str:
-    """The join condition from an owner-side link row (alias `link`) to the target's rows
-    (alias `target`): the same document, in the link's locale when the target is localized."""
-    on = f"{target}.document_id = {link}.target_document_id"
-    if target_localized:
-        on += f" AND {target}.locale = {link}.target_locale"
-    return on
-
-
 @cache
 def components_table_name(schema: Schema) -> str:
     return f"{schema.table}_cmps"

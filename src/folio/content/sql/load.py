@@ -26,13 +26,21 @@ LOCALIZATIONS = "localizations"
 
 class ReadContext:
     """The versions a read returns: `status`, and `locale` (the read's, or the default
-    one when it reads every locale); populate filters narrow inverse relations to
-    localized types by `filter_locale`, the read's own locale."""
+    one when it reads every locale). Populate filters read related rows in the status and
+    locale the query asked for (`filter_status`, `filter_locale`: a write's answer reads
+    the version written, its filters keep the query's)."""
 
-    def __init__(self, status: str, locale: str | None, filter_locale: str | None = None) -> None:
+    def __init__(
+        self,
+        status: str,
+        locale: str | None,
+        filter_locale: str | None = None,
+        filter_status: str | None = None,
+    ) -> None:
         self.status = status
         self.locale = locale
         self.filter_locale = filter_locale
+        self.filter_status = filter_status or status
 
 
 def _marks(n: int) -> str:
@@ -93,7 +101,7 @@ class Populator:
             conds.append(version_flag("t", ctx.status != "published", self.dialect))
         if entry.filters is not None:
             text, more = compile_where(
-                entry.filters, self.dialect, "t", ctx.status, ctx.filter_locale
+                entry.filters, self.dialect, "t", ctx.filter_status, ctx.filter_locale
             )
             conds.append(text)
             params.extend(more)

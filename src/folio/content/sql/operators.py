@@ -160,4 +160,3 @@ OPERATORS: dict[str, Operator] = {
 }
 
 NULL_OPS = frozenset(name for name, op in OPERATORS.items() if op.arity == FLAG)
-LOGICAL = frozenset({"$and", "$or", "$not"})

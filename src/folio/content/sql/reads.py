@@ -28,19 +28,15 @@ class Reads:
     def reader(self, ct: ContentType) -> TypeReader:
         return self.readers[ct.uid]
 
-    async def find(
-        self, ct: ContentType, spec: Query, filter_locale: str | None = None
-    ) -> tuple[list[dict[str, Any]], int]:
-        """A page and the total (-1 when not counted). `filter_locale`: the locale related
-        rows reached by filters are read in (default: the read's, else the default one)."""
+    async def find(self, ct: ContentType, read: Query) -> tuple[list[dict[str, Any]], int]:
+        """A page and the total (-1 when not counted). Related rows that filters reach are
+        read in the read's locale, else (every locale) in the default one."""
         reader = self.reader(ct)
-        if filter_locale is None:
-            filter_locale = spec.locale or self.default_locale
-        plan = reader.find_statements(spec, filter_locale)
-        sel = reader.selection(spec.fields)
-        page = spec.pagination
-        populate = spec.populate
-        ctx = ReadContext(spec.status, spec.locale or self.default_locale, spec.locale)
+        plan = reader.find_statements(read, read.locale or self.default_locale)
+        sel = reader.selection(read.fields)
+        page = read.pagination
+        populate = read.populate
+        ctx = ReadContext(read.status, read.locale or self.default_locale, read.locale)
 
         def program() -> Program:
             if plan.walk is not None:
@@ -75,9 +71,9 @@ class Reads:
         docs, total = await self.db.read(program())
         return docs, total
 
-    async def count(self, ct: ContentType, spec: Query) -> int:
+    async def count(self, ct: ContentType, read: Query) -> int:
         """How many documents the query's filters match (its page left aside)."""
-        plan = self.reader(ct).find_statements(spec, spec.locale or self.default_locale)
+        plan = self.reader(ct).find_statements(read, read.locale or self.default_locale)
 
         def program() -> Program:
             rows = yield query(plan.count, plan.count_params)
@@ -87,23 +83,23 @@ class Reads:
         return total
 
     async def find_one(
-        self, ct: ContentType, document_id: str, spec: Query
+        self, ct: ContentType, document_id: str, read: Query
     ) -> dict[str, Any] | None:
         reader = self.reader(ct)
         if ct.is_single:
-            sql, params = reader.single_statement(spec.fields, spec.status, spec.locale)
+            sql, params = reader.single_statement(read.fields, read.status, read.locale)
         else:
-            sql, params = reader.one_statement(spec.fields, spec.status, spec.locale)
+            sql, params = reader.one_statement(read.fields, read.status, read.locale)
             params = [document_id, *params]
-        return await self._read_one(ct, spec, sql, params)
+        return await self._read_one(ct, read, sql, params)
 
     async def _read_one(
-        self, ct: ContentType, spec: Query, sql: str, params: Sequence[Any]
+        self, ct: ContentType, read: Query, sql: str, params: Sequence[Any]
     ) -> dict[str, Any] | None:
-        """The first document a statement selects (with `spec`'s fields), populated."""
-        sel = self.reader(ct).selection(spec.fields)
-        populate = spec.populate
-        ctx = ReadContext(spec.status, spec.locale or self.default_locale, spec.locale)
+        """The first document a statement selects (with `read`'s fields), populated."""
+        sel = self.reader(ct).selection(read.fields)
+        populate = read.populate
+        ctx = ReadContext(read.status, read.locale or self.default_locale, read.locale)
 
         def program() -> Program:
             rows = yield query(sql, params)
@@ -129,10 +125,10 @@ class Reads:
             yield from self.populator.load(ct, docs, populate, ctx)
         return docs[0]
 
-    async def find_by_id(self, ct: ContentType, row_id: int, spec: Query) -> dict[str, Any] | None:
-        sel = self.reader(ct).selection(spec.fields)
+    async def find_by_id(self, ct: ContentType, row_id: int, read: Query) -> dict[str, Any] | None:
+        sel = self.reader(ct).selection(read.fields)
         sql = f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?'
-        return await self._read_one(ct, spec, sql, (row_id,))
+        return await self._read_one(ct, read, sql, (row_id,))
 
     async def document_id_of(self, ct: ContentType, row_id: int) -> str | None:
         """The documentId of a row, by its numeric id (routes that address rows by id)."""

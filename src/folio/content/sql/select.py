@@ -170,24 +170,24 @@ class TypeReader:
             parts.append(version_flag(alias, status != "published", self.dialect))
         return parts, params
 
-    def find_statements(self, spec: Query, filter_locale: str | None = None) -> FindPlan:
+    def find_statements(self, read: Query, filter_locale: str | None = None) -> FindPlan:
         """The statements of a list read; related rows its filters reach are read in its
         status and, where they have locales, in `filter_locale`."""
-        order = tuple((sort_column(key, spec.status), key.desc) for key in spec.sort)
-        parts, params = self.version_where(spec.status, spec.locale)
+        order = tuple((sort_column(key, read.status), key.desc) for key in read.sort)
+        parts, params = self.version_where(read.status, read.locale)
         where_text, where_params = compile_where(
-            spec.filters, self.dialect, "t", spec.status, filter_locale
+            read.filters, self.dialect, "t", read.status, filter_locale
         )
         if where_text:
             parts.append(where_text)
             params.extend(where_params)
         where = " AND ".join(parts)
         # filtered lists scan: count them in the same pass as the page, or first
-        counted = bool(where_text) and spec.pagination.with_count
-        fixed = spec.locale is not None or not self.ct.localized
+        counted = bool(where_text) and read.pagination.with_count
+        fixed = read.locale is not None or not self.ct.localized
         key = (
             "find",
-            tuple(spec.fields) if spec.fields is not None else None,
+            tuple(read.fields) if read.fields is not None else None,
             where,
             order,
             counted,
@@ -195,12 +195,12 @@ class TypeReader:
         )
         plan = self._statements.get(key)
         if plan is None:
-            plan = self._plan(spec.fields, where, order, counted, fixed)
+            plan = self._plan(read.fields, where, order, counted, fixed)
             if len(self._statements) > 2000:
                 self._statements.clear()
             self._statements[key] = plan
         page_sql, count_sql, walk_sql, in_page = plan
-        page = spec.pagination
+        page = read.pagination
         return FindPlan(
             page_sql,
             [*params, page.size, page.offset],

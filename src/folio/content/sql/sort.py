@@ -13,12 +13,12 @@ from folio.schema.model import ContentType
 
 
 @lru_cache(maxsize=1024)
-def sort_column(key: SortKey, status: str, alias: str = "t") -> str:
-    """The sort key's value over the row `alias`: a column name of the row, or a
-    parenthesized subquery for a related field."""
+def sort_column(key: SortKey, status: str) -> str:
+    """The sort key's value over the row `t`: a column name of the row, or a parenthesized
+    subquery for a related field."""
     if not key.steps:
         return key.field.column
-    return _path_expr(key, 0, alias, status)
+    return _path_expr(key, 0, "t", status)
 
 
 def _path_expr(key: SortKey, depth: int, alias: str, status: str) -> str:
@@ -43,9 +43,9 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def sort_expr(column: str, alias: str = "t") -> str:
-    """A sort key over the table alias: a column, or an expression (a related field)."""
-    return column if column.startswith("(") else f'{alias}."{column}"'
+def sort_expr(column: str) -> str:
+    """A sort key over the table alias `t`: a column, or an expression (a related field)."""
+    return column if column.startswith("(") else f't."{column}"'
 
 
 def order_term(ref: str, desc: bool, dialect: str, column: str) -> str:

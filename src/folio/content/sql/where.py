@@ -54,8 +54,6 @@ def params_of(node: Node, shape: Shape, dialect: str, locale: str | None, out: l
             out.extend(kind.filter_param(v, dialect) for v in node.value)
         elif op.pattern is not None:
             out.append(op.param(str(node.value), dialect))
-        elif op.textual:
-            out.append(node.value)
         else:
             out.append(kind.filter_param(node.value, dialect))
     elif isinstance(node, Group):

@@ -9,6 +9,7 @@ from typing import Any
 
 from folio.content.ids import new_document_id
 from folio.content.links import MediaWrite
+from folio.content.query import Query
 from folio.content.sql.layout import FILES_LINK_TABLE
 from folio.content.sql.links import LinkStore, WriteContext
 from folio.content.sql.load import ReadContext
@@ -39,12 +40,13 @@ class Writes(Versions):
         *,
         locale: str | None = None,
         status: str = "published",
-        populate: dict[str, Any] | None = None,
+        read: Query | None = None,
     ) -> dict[str, Any]:
         draft_only = ct.draft_and_publish and status == "draft"
         written = validate_data(ct, data, partial=False, registry=self.registry, draft=draft_only)
         locale = self._locale_for(ct, locale)
-        ctx = ReadContext("draft" if draft_only else "published", locale or self.default_locale)
+        ctx = _answer("draft" if draft_only else "published", locale or self.default_locale, read)
+        populate = read.populate if read is not None else None
 
         def program() -> Program:
             row_id = yield from self._create_version(
@@ -122,7 +124,7 @@ class Writes(Versions):
         *,
         locale: str | None = None,
         status: str = "published",
-        populate: dict[str, Any] | None = None,
+        read: Query | None = None,
     ) -> dict[str, Any]:
         """Partial update of one locale version; for single types (document_id None) the
         document is created when absent."""
@@ -130,9 +132,10 @@ class Writes(Versions):
         written = validate_data(ct, data, partial=True, registry=self.registry, draft=draft_only)
         locale = self._locale_for(ct, locale)
         d = self.dialect
-        read_ctx = ReadContext(
-            "draft" if draft_only else "published", locale or self.default_locale
+        read_ctx = _answer(
+            "draft" if draft_only else "published", locale or self.default_locale, read
         )
+        populate = read.populate if read is not None else None
 
         def program() -> Program:
             doc_id = document_id
@@ -193,12 +196,13 @@ class Writes(Versions):
         document_id: str | None,
         *,
         locale: str | None = None,
-        populate: dict[str, Any] | None = None,
+        read: Query | None = None,
     ) -> dict[str, Any]:
         """Publishes the draft of one locale version as it stands (replacing the published
         version), for a single type its document's; the published version answers."""
         locale = self._locale_for(ct, locale)
-        ctx = ReadContext("published", locale or self.default_locale)
+        ctx = _answer("published", locale or self.default_locale, read)
+        populate = read.populate if read is not None else None
 
         def program() -> Program:
             doc_id = document_id
@@ -248,3 +252,11 @@ class Writes(Versions):
                 yield from self.links.detach(ct, doc_id, None if not left else locale)
 
         await self.db.write(program())
+
+
+def _answer(status: str, locale: str | None, read: Query | None) -> ReadContext:
+    """How a write's answer is read: the version written, populated as `read` asks, its
+    populate filters in the status and locale the query asked for."""
+    if read is None:
+        return ReadContext(status, locale)
+    return ReadContext(status, locale, read.locale, read.status)

@@ -162,16 +162,19 @@ class ContentEndpoints:
         self, request: Request, ct: ContentType, _: str | None, principal: Principal
     ) -> Response:
         params = query_params(request)
+        # the query is checked before the body is read (its errors come first)
+        read = self.documents.query(ct, params, principal, find=False)
         data = require_data(await read_json(request, self.settings.max_body_bytes))
-        doc = await self.documents.create(ct, data, params, principal)
+        doc = await self.documents.create(ct, data, params, principal, read=read)
         return json_response({"data": doc, "meta": {}}, 201)
 
     async def _update(
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
     ) -> Response:
         params = query_params(request)
+        read = self.documents.query(ct, params, principal, find=False)
         data = require_data(await read_json(request, self.settings.max_body_bytes))
-        doc = await self.documents.update(ct, document_id, data, params, principal)
+        doc = await self.documents.update(ct, document_id, data, params, principal, read=read)
         return json_response({"data": doc, "meta": {}})
 
     async def _delete(
