@@ -199,15 +199,14 @@ class DocumentService:
         read: Query | None = None,
     ) -> dict[str, Any]:
         """A new document in the locale of the parameters, else of `data` (both are
-        honoured), published unless `status=draft`. The answer shows no `id`. `read`: the
-        parameters' query when the front-end has checked them already."""
+        honoured), published unless `status=draft`. `read`: the parameters' query when the
+        front-end has checked them already."""
         query = read or self.query(ct, params, principal, find=False)
         raw = params.get("locale")
         locale = parse_locale(
             ct, raw if raw not in (None, "") else data.get("locale"), self.locales
         )
         doc = await self.writes.create(ct, data, locale=locale, status=query.status, read=query)
-        doc.pop("id", None)
         return pick(doc, query)
 
     async def update(

@@ -19,6 +19,7 @@ from folio.errors import MethodNotAllowedError, NotFoundError, PayloadTooLargeEr
 from folio.errors import SyntaxError as SyntaxError_
 from folio.http.responses import json_response
 from folio.http.rest.qs import parse_qs
+from folio.http.rest.v4 import V4, wants_v4
 from folio.schema.model import ContentType
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ class ContentEndpoints:
         self.routes = folio.registry.by_route
         self.documents = folio.documents
         self.pipeline = pipeline
+        self.v4 = V4(folio.registry)
 
     def _type(self, request: Request) -> ContentType:
         ct = self.routes.get(request.path_params["name"])
@@ -146,7 +148,10 @@ class ContentEndpoints:
         page = await self.documents.find(
             ct, LazyParams(request), principal, key=_query_string(request)
         )
-        return json_response({"data": page.documents, "meta": page.meta})
+        docs: Any = page.documents
+        if wants_v4(request):
+            docs = self.v4.documents(ct, docs)
+        return json_response({"data": docs, "meta": page.meta})
 
     async def _find_one(
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
@@ -156,7 +161,7 @@ class ContentEndpoints:
         )
         if doc is None:
             raise NotFoundError()
-        return json_response({"data": doc, "meta": {}})
+        return self._one(request, ct, doc)
 
     async def _create(
         self, request: Request, ct: ContentType, _: str | None, principal: Principal
@@ -166,7 +171,9 @@ class ContentEndpoints:
         read = self.documents.query(ct, params, principal, find=False)
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         doc = await self.documents.create(ct, data, params, principal, read=read)
-        return json_response({"data": doc, "meta": {}}, 201)
+        if not wants_v4(request):
+            doc.pop("id", None)  # a create answer shows no id (the v4 shape does)
+        return self._one(request, ct, doc, 201)
 
     async def _update(
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
@@ -175,7 +182,14 @@ class ContentEndpoints:
         read = self.documents.query(ct, params, principal, find=False)
         data = require_data(await read_json(request, self.settings.max_body_bytes))
         doc = await self.documents.update(ct, document_id, data, params, principal, read=read)
-        return json_response({"data": doc, "meta": {}})
+        return self._one(request, ct, doc)
+
+    def _one(
+        self, request: Request, ct: ContentType, doc: dict[str, Any], status: int = 200
+    ) -> Response:
+        """A one-document answer, in the v4 shape when the request asks for it."""
+        data = self.v4.document(ct, doc) if wants_v4(request) else doc
+        return json_response({"data": data, "meta": {}}, status)
 
     async def _delete(
         self, request: Request, ct: ContentType, document_id: str | None, principal: Principal
