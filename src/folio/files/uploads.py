@@ -61,14 +61,20 @@ def check(item: Incoming, settings: UploadSettings) -> str:
 
 
 async def store(
-    item: Incoming, mime: str, info: dict[str, Any], provider: Provider, settings: UploadSettings
+    item: Incoming,
+    mime: str,
+    info: dict[str, Any],
+    provider: Provider,
+    settings: UploadSettings,
+    digest: str | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Stores the bytes (and image formats) and returns the record's data with the keys
-    written, so they can be removed if the database write fails."""
+    written, so they can be removed if the database write fails. `digest`: the name of a
+    file whose bytes are replaced (its URL stays)."""
     path = PurePath(item.filename)
     ext = path.suffix.lower()
     name = info.get("name") or item.filename
-    digest = f"{_slug(path.stem)}_{secrets.token_hex(5)}"
+    digest = digest or f"{_slug(path.stem)}_{secrets.token_hex(5)}"
     keys: list[str] = []
     url = await provider.put(digest + ext, item.data, mime)
     keys.append(digest + ext)
@@ -96,6 +102,7 @@ async def store(
         "name": name,
         "alternativeText": info.get("alternativeText"),
         "caption": info.get("caption"),
+        "focalPoint": info.get("focalPoint"),
         "width": size[0] if size else None,
         "height": size[1] if size else None,
         "formats": formats,

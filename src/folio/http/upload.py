@@ -1,5 +1,7 @@
 """The upload routes under /api/upload: upload (optionally linking the files to a media field
-of an entry), list with filters / sort / pagination, get one, delete."""
+of an entry), update a file's information or bytes (`POST /api/upload?id=N`), list with
+filters / sort / pagination, get one, delete. File records answer with `isUrlSigned` (the
+local provider's URLs are never signed), as the reference's upload routes do."""
 
 from __future__ import annotations
 
@@ -12,7 +14,13 @@ from starlette.responses import Response
 
 from folio.auth.principal import OPEN, Principal
 from folio.content.query import Query
-from folio.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from folio.errors import (
+    FieldError,
+    NotFoundError,
+    PayloadTooLargeError,
+    ValidationError,
+    validation_failed,
+)
 from folio.files.uploads import Incoming, UploadSettings, check, keys_of, store
 from folio.http.responses import json_response
 from folio.http.rest.content import query_params
@@ -22,7 +30,7 @@ if TYPE_CHECKING:
     from folio.app import Folio
     from folio.http.pipeline import Pipeline
 
-INFO_KEYS = frozenset({"name", "alternativeText", "caption", "folder"})
+INFO_KEYS = frozenset({"name", "alternativeText", "caption", "folder", "focalPoint"})
 
 
 def upload_settings(raw: dict[str, Any]) -> UploadSettings:
@@ -43,7 +51,32 @@ def upload_settings(raw: dict[str, Any]) -> UploadSettings:
     return s
 
 
-def _infos(raw: list[Any], count: int) -> list[dict[str, Any]]:
+def _focal_point(value: Any) -> dict[str, Any]:
+    """A focal point: an object with numbers `x` and `y` (other members are kept, as the
+    reference keeps them)."""
+    errors: list[FieldError] = []
+    for axis in ("x", "y"):
+        given = value.get(axis)
+        path: list[str | int] = ["fileInfo", "focalPoint", axis]
+        if given is None:
+            errors.append(FieldError(path, f"fileInfo.focalPoint.{axis} is a required field"))
+        elif isinstance(given, bool) or not isinstance(given, int | float):
+            shown = orjson.dumps(given).decode()
+            errors.append(
+                FieldError(
+                    path,
+                    f"fileInfo.focalPoint.{axis} must be a `number` type, but the final value "
+                    f"was: `NaN` (cast from the value `{shown}`).",
+                )
+            )
+    if errors:
+        raise validation_failed(errors)
+    return dict(value)
+
+
+def _infos(raw: list[Any], count: int, strict: bool = True) -> list[dict[str, Any]]:
+    """The `fileInfo` entries (one per file). `strict`: unknown keys are refused (an upload)
+    rather than ignored (a file update, as the reference answers)."""
     infos: list[dict[str, Any]] = []
     for item in raw:
         text = item if isinstance(item, str) else None
@@ -55,14 +88,23 @@ def _infos(raw: list[Any], count: int) -> list[dict[str, Any]]:
         for one in items:
             if not isinstance(one, dict):
                 raise ValidationError("fileInfo must be a JSON object")
+            kept: dict[str, Any] = {}
             for key, v in one.items():
                 if key not in INFO_KEYS:
+                    if not strict:
+                        continue
                     raise ValidationError(
                         f"Invalid key {key}", {"key": key, "path": None, "source": "body"}
                     )
+                if key == "focalPoint":
+                    # anything but an object is ignored, as the reference does
+                    if isinstance(v, dict):
+                        kept[key] = _focal_point(v)
+                    continue
                 if v is not None and key != "folder" and not isinstance(v, str):
                     raise ValidationError(f"fileInfo.{key} must be a string")
-            infos.append(one)
+                kept[key] = v
+            infos.append(kept)
     if len(infos) > count:
         raise ValidationError("There are more fileInfo entries than files")
     return infos + [{}] * (count - len(infos))
@@ -92,6 +134,9 @@ class UploadEndpoints:
             max_files=100, max_fields=1000, max_part_size=self.settings.size_limit + 1
         )
         uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
+        file_id = request.query_params.get("id")
+        if file_id is not None:
+            return await self._update(file_id, uploads, form.getlist("fileInfo"))
         if not uploads:
             raise ValidationError("Files are empty")
         infos = _infos(form.getlist("fileInfo"), len(uploads))
@@ -110,7 +155,44 @@ class UploadEndpoints:
             for key in stored:
                 await self.provider.delete(key)
             raise
-        return json_response(docs, 201)
+        return json_response([_record(doc) for doc in docs], 201)
+
+    async def _update(self, raw_id: str, uploads: list[UploadFile], info: list[Any]) -> Response:
+        """A file's information (`fileInfo`: name, alternativeText, caption, focalPoint),
+        and its bytes when a file is sent (stored under the same name)."""
+        doc = None
+        if raw_id.isdigit():
+            doc = await self.folio.documents.reads.find_by_id(self.file_type, int(raw_id), Query())
+        if doc is None:
+            raise NotFoundError("Entity not found")
+        [given] = _infos(info[:1], 1, strict=False)
+        values = {k: v for k, v in given.items() if k != "folder"}
+        stored: list[str] = []
+        old_keys = keys_of(orjson.loads(orjson.dumps(doc)))
+        if uploads:
+            item = Incoming(
+                uploads[0].filename or "file", await uploads[0].read(), uploads[0].content_type
+            )
+            mime = check(item, self.settings)
+            record, stored = await store(
+                item, mime, given, self.provider, self.settings, digest=str(doc["hash"])
+            )
+            values = {**record, "name": given.get("name") or doc["name"], **values}
+        try:
+            updated = await self.folio.documents.writes.update(
+                self.file_type, str(doc["documentId"]), values
+            )
+        except BaseException:
+            for key in stored:
+                if key not in old_keys:
+                    await self.provider.delete(key)
+            raise
+        if uploads:
+            # the replaced bytes' formats that the new bytes do not have
+            for key in old_keys:
+                if key not in stored:
+                    await self.provider.delete(key)
+        return json_response(_record(updated))
 
     def _link_target(self, ref: Any, ref_id: Any, fld: Any) -> tuple[Any, str, str] | None:
         if ref is None and ref_id is None and fld is None:
@@ -128,8 +210,7 @@ class UploadEndpoints:
     async def _find(self, request: Request, principal: Principal) -> Response:
         # files are listed whatever relations they reach (no visibility rule here)
         page = await self.folio.documents.find(self.file_type, query_params(request), OPEN)
-        docs = page.documents
-        return json_response(docs)
+        return json_response([_record(doc) for doc in page.documents])
 
     async def _one(self, request: Request) -> dict[str, Any]:
         raw = request.path_params["id"]
@@ -142,11 +223,16 @@ class UploadEndpoints:
         return doc
 
     async def _find_one(self, request: Request, principal: Principal) -> Response:
-        return json_response(await self._one(request))
+        return json_response(_record(await self._one(request)))
 
     async def _destroy(self, request: Request, principal: Principal) -> Response:
         doc = await self._one(request)
         await self.folio.documents.writes.delete(self.file_type, str(doc["documentId"]))
         for key in keys_of(orjson.loads(orjson.dumps(doc))):
             await self.provider.delete(key)
-        return json_response(doc)
+        return json_response(_record(doc))
+
+
+def _record(doc: dict[str, Any]) -> dict[str, Any]:
+    """A file record as the upload routes answer it."""
+    return {**doc, "isUrlSigned": False}

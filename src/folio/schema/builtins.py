@@ -21,6 +21,7 @@ FILE_MODEL: dict[str, Any] = {
         "name": {"type": "string", "required": True},
         "alternativeText": {"type": "text"},
         "caption": {"type": "text"},
+        "focalPoint": {"type": "json"},
         "width": {"type": "integer"},
         "height": {"type": "integer"},
         "formats": {"type": "json"},
