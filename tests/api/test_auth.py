@@ -102,6 +102,32 @@ def test_register_refuses_bad_input_with_the_reference_messages(api: Api) -> Non
     assert r.status_code == 400
 
 
+def test_auth_routes_read_json_bodies_only(api: Api) -> None:
+    """A body of another content type is no body, as the content API treats it."""
+    user = {"username": "dave", "email": "dave@example.com", "password": "secret123"}
+    r = api.client.post(
+        "/api/auth/local/register",
+        content=json.dumps(user).encode(),
+        headers={"content-type": "text/plain"},
+    )
+    assert error(r) == (400, "ValidationError", "3 errors occurred")
+    r = api.client.post(
+        "/api/auth/local/register",
+        content=json.dumps(user).encode(),
+        headers={"content-type": "application/json; charset=utf-8"},
+    )
+    assert r.status_code == 200, r.text
+    sign_in = {"identifier": "dave", "password": "secret123"}
+    r = api.client.post("/api/auth/local", content=json.dumps(sign_in).encode())
+    assert error(r)[:2] == (400, "ValidationError")
+    r = api.client.post(
+        "/api/auth/local",
+        content=json.dumps(sign_in).encode(),
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 200, r.text
+
+
 def test_sign_in_by_username_or_email_without_telling_which_part_was_wrong(api: Api) -> None:
     user = register(api, "carol")["user"]
     for identifier in ("carol", "CAROL@example.com"):

@@ -392,6 +392,29 @@ def test_malformed_relation_values_are_refused(api: Api, value: Any) -> None:
     assert tag_names(api, doc) == ["a"]
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "key"),
+    [
+        ("tags", {"add": ["x"]}, "add"),
+        ("tags", {"connect": ["x"], "nope": ["y"]}, "nope"),
+        ("tags", {"set": [], "remove": ["y"]}, "remove"),
+        ("category", {"add": "x"}, "add"),
+    ],
+)
+def test_unknown_key_of_a_relation_operation(api: Api, field: str, value: Any, key: str) -> None:
+    a, news = tag(api, "a"), category(api, "News")
+    doc = article(api, "A", tags=[a], category=news)
+    error = failed(put(api, "articles", doc, {"title": "B", field: value}))
+    assert error["message"] == f"Invalid key {key} at {field}"
+    assert error["details"] == {"key": key, "path": field, "source": "body"}
+    got = read(api, "articles", doc, "?populate=category")
+    assert (got["title"], got["category"]["name"]) == ("A", "News")
+    assert tag_names(api, doc) == ["a"]
+    r = api.post("/api/articles", {"data": {"title": "C", field: value}})
+    assert failed(r)["message"] == f"Invalid key {key} at {field}"
+    assert titles(listing(api, "/api/articles")) == ["A"]
+
+
 # ---------------------------------------------------------------- both sides
 
 
@@ -892,6 +915,87 @@ def test_link_media_by_id(api: Api) -> None:
     update(api, "articles", doc, {"cover": None, "gallery": []})
     got = read(api, "articles", doc, "?populate[0]=cover&populate[1]=gallery")
     assert (got["cover"], got["gallery"]) == (None, [])
+
+
+def upload_document(api: Api, name: str) -> tuple[int, str]:
+    record = upload_one(api, (name, png(40, 30), "image/png"))
+    return int(record["id"]), str(record["documentId"])
+
+
+def test_link_media_by_document_id(api: Api) -> None:
+    (one, one_doc), (two, two_doc) = upload_document(api, "1.png"), upload_document(api, "2.png")
+    doc = article(api, "A", cover=one_doc, gallery=[two_doc, one])
+    got = read(api, "articles", doc, "?populate[0]=cover&populate[1]=gallery")
+    assert got["cover"]["id"] == one
+    assert [f["id"] for f in got["gallery"]] == [two, one]
+    update(
+        api,
+        "articles",
+        doc,
+        {"cover": {"documentId": two_doc}, "gallery": [one_doc, {"documentId": two_doc}]},
+    )
+    got = read(api, "articles", doc, "?populate[0]=cover&populate[1]=gallery")
+    assert got["cover"]["id"] == two
+    assert [f["id"] for f in got["gallery"]] == [one, two]
+    # the same file by both of its names is linked once
+    update(api, "articles", doc, {"gallery": [one, one_doc]})
+    assert [f["id"] for f in read(api, "articles", doc, "?populate=gallery")["gallery"]] == [one]
+    # inside a component too
+    update(api, "articles", doc, {"seo": {"metaTitle": "T", "shareImage": one_doc}})
+    seo = read(api, "articles", doc, "?populate[seo][populate]=shareImage")["seo"]
+    assert seo["shareImage"]["id"] == one
+
+
+def test_unknown_file_document_id_is_refused(api: Api) -> None:
+    image, image_doc = upload_document(api, "1.png")
+    doc = article(api, "A", cover=image)
+    for data in (
+        {"cover": "nosuchdocumentid"},
+        {"gallery": [image_doc, "nosuchdocumentid"]},
+        {"cover": {"documentId": "nosuchdocumentid"}},
+    ):
+        error = failed(put(api, "articles", doc, {"title": "B", **data}))
+        assert "nosuchdocumentid" in error["message"]
+    failed(put(api, "articles", doc, {"gallery": {"connect": [image_doc]}}))
+    got = read(api, "articles", doc, "?populate[0]=cover&populate[1]=gallery")
+    assert (got["title"], got["cover"]["id"], got["gallery"]) == ("A", image, [])
+    failed(api.post("/api/articles", {"data": {"title": "C", "cover": "nosuchdocumentid"}}))
+    assert titles(listing(api, "/api/articles")) == ["A"]
+
+
+def test_populate_media_fields(api: Api) -> None:
+    image = image_file(api)
+    doc = article(
+        api,
+        "A",
+        cover=image,
+        gallery=[image],
+        seo={"metaTitle": "T", "shareImage": image},
+        blocks=[{"__component": "shared.media", "file": image}],
+    )
+    got = read(api, "articles", doc, "?populate[cover][fields][0]=url")
+    cover = got["cover"]
+    assert set(cover) == {"id", "documentId", "url"}
+    assert cover["id"] == image and cover["url"].startswith("/uploads/")
+    query = "?populate[gallery][fields][0]=name&populate[gallery][fields][1]=mime"
+    assert [set(f) for f in read(api, "articles", doc, query)["gallery"]] == [
+        {"id", "documentId", "name", "mime"}
+    ]
+    query = "?populate[gallery][fields]=url,name&populate[cover]=true"
+    got = read(api, "articles", doc, query)
+    assert set(got["gallery"][0]) == {"id", "documentId", "url", "name"}
+    assert set(got["cover"]) >= FILE_KEYS
+    # inside a component and a dynamic zone
+    seo = read(api, "articles", doc, "?populate[seo][populate][shareImage][fields][0]=url")["seo"]
+    assert set(seo["shareImage"]) == {"id", "documentId", "url"}
+    assert seo["metaTitle"] == "T"
+    query = "?populate[blocks][on][shared.media][populate][file][fields][0]=url"
+    blocks = read(api, "articles", doc, query)["blocks"]
+    assert [set(b["file"]) for b in blocks] == [{"id", "documentId", "url"}]
+    # in lists too, and an unknown file field is refused
+    docs = listing(api, "/api/articles?populate[cover][fields][0]=url")
+    assert set(docs[0]["cover"]) == {"id", "documentId", "url"}
+    failed(api.get(f"/api/articles/{doc}?populate[cover][fields][0]=nope"))
 
 
 @pytest.mark.parametrize("key", ["connect", "disconnect"])

@@ -622,6 +622,45 @@ JSON_HEADERS = {"content-type": "application/json"}
 
 
 @pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "application/jsonx", "text/json"],
+)
+def test_a_body_that_is_not_json_is_absent(api: Api, content_type: str | None) -> None:
+    """Only a JSON content type is parsed: any other body is no payload at all (even when
+    it holds JSON)."""
+    headers = {} if content_type is None else {"content-type": content_type}
+    body = json.dumps({"data": {"title": "T"}}).encode()
+    before = counts(api)
+    error = failed(api.post("/api/articles", content=body, headers=headers))
+    assert (error["message"], error["details"]) == (MISSING_DATA, {})
+    doc = article(api, title="Before")
+    r = api.put(f"/api/articles/{doc['documentId']}", content=body, headers=headers)
+    assert failed(r)["message"] == MISSING_DATA
+    assert api.get(f"/api/articles/{doc['documentId']}").json()["data"]["title"] == "Before"
+    # not parsed: a body that is not valid JSON is no syntax error either
+    error = failed(api.post("/api/articles", content=b"{not json", headers=headers))
+    assert error["message"] == MISSING_DATA
+    assert counts(api)[0] == before[0] + 1
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/json; charset=utf-8",
+        "Application/JSON",
+        "application/json;charset=UTF-8",
+        "application/vnd.api+json",
+        "application/merge-patch+json; charset=utf-8",
+    ],
+)
+def test_json_content_types(api: Api, content_type: str) -> None:
+    body = json.dumps({"data": {"title": "T"}}).encode()
+    r = api.post("/api/articles", content=body, headers={"content-type": content_type})
+    assert r.status_code == 201, r.text
+    assert r.json()["data"]["title"] == "T"
+
+
+@pytest.mark.parametrize(
     "raw", [b'{"data":{', b'{"data":', b"abc", b'{"data":{"title":"x",}}', b"{'data':1}"]
 )
 def test_malformed_json(api: Api, raw: bytes) -> None:

@@ -38,17 +38,33 @@ class RelationWrite:
 
 
 @dataclass
+class ComponentItem:
+    """One component of a component write. `id` names one of the written version's
+    components to update in place (`written` then holds only the fields sent; the others keep
+    their values); None makes a new component. An id that is not a number is kept as given,
+    so that the write refuses it as it refuses an id of another version."""
+
+    component: Component
+    written: Written
+    id: int | Any = None
+
+
+@dataclass
 class ComponentWrite:
-    """The new content of a component field: a list of (component, written values)."""
+    """The new content of a component field, in order: the components it keeps (updated)
+    and the new ones; the field's other components are removed."""
 
     attr: Attribute
-    items: list[tuple[Component, Written]] = field(default_factory=list)
+    items: list[ComponentItem] = field(default_factory=list)
 
 
 @dataclass
 class MediaWrite:
+    """The files of a media field, in order: numeric ids or documentIds (a file is named
+    either way)."""
+
     attr: Attribute
-    file_ids: list[int] = field(default_factory=list)
+    file_ids: list[int | str] = field(default_factory=list)
 
 
 LinkWrite = RelationWrite | ComponentWrite | MediaWrite
@@ -135,15 +151,40 @@ def _entries(value: Any, path: list[str | int], errors: list[FieldError]) -> lis
     return out
 
 
-def parse_relation(attr: Attribute, value: Any, errors: list[FieldError]) -> RelationWrite:
+OPERATIONS = ("connect", "disconnect", "set")
+ENTRY_KEYS = frozenset({"documentId", "id", "locale", "status", "position"})
+
+
+def _unknown_operation(value: dict[str, Any]) -> str | None:
+    """The first key of a relation object that is neither an operation nor, when the
+    object has no operation, a key of a longhand entry (`{"add": [...]}` names no
+    document: it is a misspelt operation, not an entry)."""
+    if any(k in value for k in OPERATIONS):
+        return next((k for k in value if k not in OPERATIONS), None)
+    if "documentId" in value or "id" in value:
+        return None
+    return next((k for k in value if k not in ENTRY_KEYS), None)
+
+
+def parse_relation(
+    attr: Attribute, value: Any, errors: list[FieldError], invalid_keys: list[str] | None = None
+) -> RelationWrite:
+    """`invalid_keys` receives the unknown keys of an operation object (reported as an
+    invalid key of the attribute, before any other problem); without it they are field
+    errors."""
     write = RelationWrite(attr)
     path: list[str | int] = [attr.name]
     if value is None:
         write.set = []
-    elif isinstance(value, dict) and any(k in value for k in ("connect", "disconnect", "set")):
-        unknown = [k for k in value if k not in ("connect", "disconnect", "set")]
-        for key in unknown:
-            errors.append(FieldError([*path, key], f"Invalid key {key}", value[key]))
+        return write
+    unknown = _unknown_operation(value) if isinstance(value, dict) else None
+    if unknown is not None:
+        if invalid_keys is not None:
+            invalid_keys.append(unknown)
+        else:
+            errors.append(FieldError([*path, unknown], f"Invalid key {unknown}", value[unknown]))
+        return write
+    if isinstance(value, dict) and any(k in value for k in OPERATIONS):
         if "set" in value and ("connect" in value or "disconnect" in value):
             errors.append(
                 FieldError(path, "set cannot be combined with connect or disconnect", value)
@@ -198,14 +239,12 @@ def parse_media(attr: Attribute, value: Any, errors: list[FieldError]) -> MediaW
         errors.append(FieldError([attr.name], f"{attr.name} takes a single file", value))
         return write
     for i, item in enumerate(items):
-        file_id = item.get("id") if isinstance(item, dict) else item
-        if isinstance(file_id, str) and file_id.isdigit():
-            file_id = int(file_id)
-        if not isinstance(file_id, int) or isinstance(file_id, bool):
+        file_id = _file_id(item)
+        if file_id is None:
             errors.append(
                 FieldError(
                     [attr.name, i] if isinstance(value, list) else [attr.name],
-                    "A media entry must be a file id",
+                    "A media entry must be a file id or documentId",
                     item,
                 )
             )
@@ -214,10 +253,25 @@ def parse_media(attr: Attribute, value: Any, errors: list[FieldError]) -> MediaW
     return write
 
 
+def _file_id(item: Any) -> int | str | None:
+    """A file's numeric id or documentId, given alone or as `{id}` / `{documentId}`."""
+    if isinstance(item, dict):
+        doc = item.get("documentId")
+        item = doc if isinstance(doc, str) and doc else item.get("id")
+    if isinstance(item, str) and item.isdigit():
+        return int(item)
+    if isinstance(item, str) and item:
+        return item
+    if isinstance(item, int) and not isinstance(item, bool):
+        return item
+    return None
+
+
 def parse_components(
     registry: Registry, attr: Attribute, value: Any, errors: list[FieldError], validate: Any
 ) -> ComponentWrite:
-    """`validate(schema, data, path, errors)` checks one component's data (recursively)."""
+    """`validate(schema, data, path, errors, partial)` checks one component's data
+    (recursively); a component named by its `id` is checked as a partial update."""
     write = ComponentWrite(attr)
     path: list[str | int] = [attr.name]
     if attr.type == "dynamiczone":
@@ -245,9 +299,10 @@ def parse_components(
                 continue
             comp = registry.components[uid]
             data = {k: v for k, v in item.items() if k not in ("__component", "id")}
-            written = validate(comp, data, [*path, i], errors)
+            cmp_id = _component_id(item)
+            written = validate(comp, data, [*path, i], errors, cmp_id is not None)
             if written is not None:
-                write.items.append((comp, written))
+                write.items.append(ComponentItem(comp, written, cmp_id))
         _count(attr, len(value), errors)
         return write
     comp = registry.components[str(attr.component)]
@@ -274,10 +329,20 @@ def parse_components(
             errors.append(FieldError(where, "A component must be an object", item))
             continue
         data = {k: v for k, v in item.items() if k != "id"}
-        written = validate(comp, data, where, errors)
+        cmp_id = _component_id(item)
+        written = validate(comp, data, where, errors, cmp_id is not None)
         if written is not None:
-            write.items.append((comp, written))
+            write.items.append(ComponentItem(comp, written, cmp_id))
     return write
+
+
+def _component_id(item: dict[str, Any]) -> int | Any:
+    """The `id` a component value names (a number, also written as a string of digits), or
+    None for a new component."""
+    value = item.get("id")
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value
 
 
 def _count(attr: Attribute, n: int, errors: list[FieldError]) -> None:

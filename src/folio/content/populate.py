@@ -11,6 +11,7 @@ from folio.content.filters import FilterParser
 from folio.content.params import parse_fields, parse_sort
 from folio.content.query import Populate
 from folio.errors import ValidationError, invalid_key
+from folio.schema.builtins import FILE_UID
 from folio.schema.kinds import KINDS
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 
@@ -187,7 +188,9 @@ class PopulateParser:
                     comp = self.registry.components[uid]
                     entry.on[uid] = self.star(comp) if nested in ("*", "true") else {}
             return entry
-        if target is None:  # media
+        if target is None:  # media: `fields` selects the file fields, as for relations
+            if "fields" in raw:
+                entry.fields = parse_fields(self.registry.content_types[FILE_UID], raw["fields"])
             return entry
         if "fields" in raw:
             entry.fields = parse_fields(target, raw["fields"])

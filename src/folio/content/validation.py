@@ -47,7 +47,7 @@ def _validate(
     partial: bool,
     prefix: list[str | int],
     errors: list[FieldError],
-    invalid_keys: list[str],
+    invalid_keys: list[tuple[str, str | None]],
     draft: bool = False,
     given: frozenset[str] = frozenset(),
 ) -> Written:
@@ -59,7 +59,7 @@ def _validate(
                 continue
             errors.append(FieldError([*prefix, key], f"Invalid key {key}", value))
             if not prefix:
-                invalid_keys.append(key)
+                invalid_keys.append((key, None))
             continue
         if not attr.kind.scalar:
             if registry is None:
@@ -109,21 +109,31 @@ def _link(
     value: Any,
     prefix: list[str | int],
     errors: list[FieldError],
-    invalid_keys: list[str],
+    invalid_keys: list[tuple[str, str | None]],
     draft: bool,
 ) -> LinkWrite:
     start = len(errors)
     write: LinkWrite
     if attr.type == "relation":
-        write = parse_relation(attr, value, errors)
+        unknown: list[str] = []
+        write = parse_relation(attr, value, errors, unknown)
+        if unknown:
+            # `{"tags": {"add": [...]}}`: an invalid key at the attribute's path (its
+            # names, without list indexes)
+            path = ".".join([*(p for p in prefix if isinstance(p, str)), attr.name])
+            invalid_keys.extend((key, path) for key in unknown)
     elif attr.type == "media":
         write = parse_media(attr, value, errors)
     else:
 
         def nested(
-            schema: Schema, data: dict[str, Any], path: list[str | int], errs: list[FieldError]
+            schema: Schema,
+            data: dict[str, Any],
+            path: list[str | int],
+            errs: list[FieldError],
+            partial: bool,
         ) -> Written:
-            return _validate(registry, schema, data, False, path, errs, invalid_keys, draft)
+            return _validate(registry, schema, data, partial, path, errs, invalid_keys, draft)
 
         write = parse_components(registry, attr, value, errors, nested)
     for err in errors[start:]:
@@ -143,12 +153,13 @@ def validate_data(
     """Checks `data` for a create (`partial=False`) or an update (`partial=True`); a draft
     may leave required attributes empty (they are checked when it is published)."""
     errors: list[FieldError] = []
-    invalid_keys: list[str] = []
+    invalid_keys: list[tuple[str, str | None]] = []
     out = _validate(registry, schema, data, partial, [], errors, invalid_keys, draft, given)
     if invalid_keys:
         # as the reference: an unknown key is reported alone, before any other problem
-        key = invalid_keys[0]
-        raise ValidationError(f"Invalid key {key}", {"key": key, "path": None, "source": "body"})
+        key, path = invalid_keys[0]
+        message = f"Invalid key {key}" if path is None else f"Invalid key {key} at {path}"
+        raise ValidationError(message, {"key": key, "path": path, "source": "body"})
     if errors:
         order = {name: i for i, name in enumerate(schema.attributes)}
         errors.sort(key=lambda e: order.get(str(e.path[0]) if e.path else "", len(order)))

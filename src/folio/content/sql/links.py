@@ -23,7 +23,7 @@ from folio.content.sql.layout import (
     link_table_name,
     relation_owner,
 )
-from folio.errors import FieldError, ValidationError, validation_failed
+from folio.errors import ApplicationError, FieldError, ValidationError, validation_failed
 from folio.files.mime import in_media_groups
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 from folio.store.program import Program, Stmt, execute, query
@@ -307,62 +307,100 @@ class LinkStore:
     def _components(
         self, schema: Schema, row_id: int, write: ComponentWrite, ctx: WriteContext
     ) -> Program:
+        """Writes a component field: the components named by their id (they must be this
+        row's, in this field) are updated in place, the others are created, and the row's
+        components no longer listed are deleted. Every link of the field is rewritten, so the
+        positions follow the given order."""
+        attr = write.attr
         cmps = components_table_name(schema)
         rows = yield query(
             f'SELECT cmp_id, component_type FROM "{cmps}" WHERE entity_id = ? AND field = ?',
-            (row_id, write.attr.name),
+            (row_id, attr.name),
         )
-        yield from self._delete_components(rows)
+        owned = {(int(r[0]), str(r[1])) for r in rows}
+        kept: set[tuple[int, str]] = set()
+        for item in write.items:
+            key = (item.id, item.component.uid)
+            if item.id is None:
+                continue
+            if isinstance(item.id, bool) or key not in owned or key in kept:
+                # checked before anything of the field is written; the transaction also
+                # rolls back what earlier fields wrote
+                raise ApplicationError(
+                    f"Some of the provided components in {attr.name} are not related to the entity"
+                )
+            kept.add(key)
+        yield from self._delete_components(sorted(owned - kept))
         yield execute(
-            f'DELETE FROM "{cmps}" WHERE entity_id = ? AND field = ?', (row_id, write.attr.name)
+            f'DELETE FROM "{cmps}" WHERE entity_id = ? AND field = ?', (row_id, attr.name)
         )
-        for i, (comp, written) in enumerate(write.items, start=1):
+        for i, item in enumerate(write.items, start=1):
+            comp, written = item.component, item.written
             values = {
                 a.column: a.kind.to_db(v, self.dialect)
                 for a, v in written.values.items()
                 if a.column is not None
             }
-            if values:
+            if item.id is not None:
+                comp_id = int(item.id)
+                if values:
+                    sets = ", ".join(f'"{c}" = ?' for c in values)
+                    yield execute(
+                        f'UPDATE "{comp.table}" SET {sets} WHERE id = ?',
+                        [*values.values(), comp_id],
+                    )
+            elif values:
                 cols = ", ".join(f'"{c}"' for c in values)
                 got = yield query(
                     f'INSERT INTO "{comp.table}" ({cols}) VALUES '
                     f"({_marks(len(values))}) RETURNING id",
                     list(values.values()),
                 )
+                comp_id = int(got[0][0])
             else:
                 got = yield query(f'INSERT INTO "{comp.table}" DEFAULT VALUES RETURNING id')
-            comp_id = int(got[0][0])
-            yield _link_component(cmps, row_id, comp_id, comp.uid, write.attr.name, float(i))
+                comp_id = int(got[0][0])
+            yield _link_component(cmps, row_id, comp_id, comp.uid, attr.name, float(i))
             if written.links:
                 yield from self.apply(comp, comp_id, written.links, ctx)
 
     def _media(self, schema: Schema, row_id: int, write: MediaWrite) -> Program:
+        """Links the files of a media field (named by id or documentId), after checking
+        that each exists and is of an allowed type."""
         attr = write.attr
-        ids = list(dict.fromkeys(write.file_ids))
-        if ids:
+        given = list(dict.fromkeys(write.file_ids))
+        ids: list[int] = []
+        if given:
+            numbers = [f for f in given if isinstance(f, int)]
+            documents = [f for f in given if isinstance(f, str)]
+            where = []
+            if numbers:
+                where.append(f"id IN ({_marks(len(numbers))})")
+            if documents:
+                where.append(f"document_id IN ({_marks(len(documents))})")
             rows = yield query(
-                f'SELECT id, mime FROM "{FILES_TABLE}" WHERE id IN ({_marks(len(ids))})', ids
+                f'SELECT id, document_id, mime FROM "{FILES_TABLE}" WHERE {" OR ".join(where)}',
+                [*numbers, *documents],
             )
-            found = {int(r[0]): r[1] or "" for r in rows}
+            found = {int(r[0]): r[2] or "" for r in rows}
+            by_document = {str(r[1]): int(r[0]) for r in rows}
             errors = []
-            for i, fid in enumerate(ids):
-                if fid not in found:
-                    errors.append(
-                        FieldError(
-                            [attr.name, i] if attr.multiple else [attr.name],
-                            f"File with id {fid} not found",
-                            fid,
-                        )
-                    )
+            for i, name in enumerate(given):
+                path: list[str | int] = [attr.name, i] if attr.multiple else [attr.name]
+                fid = name if isinstance(name, int) else by_document.get(name)
+                if fid is None or fid not in found:
+                    errors.append(FieldError(path, f"File with id {name} not found", name))
                 elif attr.allowed_types and not in_media_groups(found[fid], attr.allowed_types):
                     errors.append(
                         FieldError(
-                            [attr.name, i] if attr.multiple else [attr.name],
-                            f"File with id {fid} ({found[fid]}) is not one of the allowed types: "
-                            f"{', '.join(attr.allowed_types)}",
-                            fid,
+                            path,
+                            f"File with id {name} ({found[fid]}) is not one of the allowed "
+                            f"types: {', '.join(attr.allowed_types)}",
+                            name,
                         )
                     )
+                elif fid not in ids:
+                    ids.append(fid)
             if errors:
                 raise validation_failed(errors)
         yield execute(

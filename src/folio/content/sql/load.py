@@ -260,7 +260,7 @@ class Populator:
 
     def _media(self, schema: Schema, docs: list[dict[str, Any]], entry: Populate) -> Program:
         attr = entry.attr
-        sel = self.selection(self.file_type, None)
+        sel = self.selection(self.file_type, entry.fields)
         keys = sorted({int(d["id"]) for d in docs})
         rows = yield query(
             f'SELECT {sel.sql}, m.related_id FROM "{FILES_LINK_TABLE}" m JOIN "{FILES_TABLE}" t '

@@ -108,7 +108,7 @@ class Writes(Versions):
                         (ct.uid, row_id, field),
                     )
                     current = [int(r[0]) for r in got]
-                ids = [*current, *file_ids] if attr.multiple else file_ids[-1:]
+                ids: list[int | str] = [*current, *file_ids] if attr.multiple else [*file_ids[-1:]]
                 yield from self.links.apply(
                     ct,
                     int(row_id),
