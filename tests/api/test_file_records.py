@@ -101,10 +101,13 @@ def test_update_a_files_information(api: Api) -> None:
 
 
 def test_update_a_files_bytes(api: Api) -> None:
-    record = upload_one(api, ("a.png", png(40, 30), "image/png"))
+    record = upload_one(
+        api, ("a.png", png(40, 30), "image/png"), alternativeText="alt", focalPoint={"x": 1, "y": 1}
+    )
     new = png(60, 20, (0, 0, 200))
     got = ok(_update(api, record["id"], {"caption": "cap"}, files=("b.png", new, "image/png")))
     assert (got["width"], got["height"]) == (60, 20)
     assert got["caption"] == "cap" and got["name"] == "a.png"
+    assert got["alternativeText"] == "alt" and got["focalPoint"] is None
     assert got["url"] == record["url"]
     assert api.get(got["url"]).content == new

@@ -177,7 +177,10 @@ class UploadEndpoints:
             record, stored = await store(
                 item, mime, given, self.provider, self.settings, digest=str(doc["hash"])
             )
-            values = {**record, "name": given.get("name") or doc["name"], **values}
+            # new bytes keep the file's name, alternative text and caption unless given
+            # (the reference's answer); their focal point is the new one's, or none
+            kept = {k: doc[k] for k in ("name", "alternativeText", "caption")}
+            values = {**record, **kept, **values}
         try:
             updated = await self.folio.documents.writes.update(
                 self.file_type, str(doc["documentId"]), values

@@ -237,18 +237,21 @@ class LinkStore:
         loc_params = [our_locale] if our_locale is not None else []
 
         def owner_rows(entries: list[Entry]) -> Program:
-            docs = sorted({str(e.document_id) for e in entries})
-            if not docs:
+            """The rows of the named documents, in the locale each entry names (else the
+            write's, else the default one)."""
+            if not entries:
                 return []
-            sql = (
-                f'SELECT id, document_id FROM "{owner.table}" WHERE document_id IN '
-                f"({_marks(len(docs))})"
-            )
-            params: list[Any] = list(docs)
             if owner.localized:
-                sql += " AND locale = ?"
-                params.append(ctx.locale or ctx.default_locale)
-            rows = yield query(sql, params)
+                pairs = sorted(
+                    {(str(e.document_id), self._target_locale(owner, e, ctx)) for e in entries}
+                )
+                where = " OR ".join("(document_id = ? AND locale = ?)" for _ in pairs)
+                params: list[Any] = [value for pair in pairs for value in pair]
+            else:
+                docs = sorted({str(e.document_id) for e in entries})
+                where = f"document_id IN ({_marks(len(docs))})"
+                params = list(docs)
+            rows = yield query(f'SELECT id, document_id FROM "{owner.table}" WHERE {where}', params)
             return rows
 
         if write.set is not None:

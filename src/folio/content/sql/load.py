@@ -154,7 +154,9 @@ class Populator:
             if len(join.keys) > 1:
                 conds.append(f"{join.keys[1]} = ?")
                 params.append(ctx.locale)
-            if target.localized:
+            if target.localized and isinstance(schema, ContentType) and schema.localized:
+                # from a type without locales, every locale version of a related document
+                # is listed (as the reference lists them)
                 conds.append("t.locale = ?")
                 params.append(ctx.locale)
         self._narrow(target, entry, ctx, conds, params)
