@@ -107,7 +107,14 @@ def test_update_a_files_bytes(api: Api) -> None:
     new = png(60, 20, (0, 0, 200))
     got = ok(_update(api, record["id"], {"caption": "cap"}, files=("b.png", new, "image/png")))
     assert (got["width"], got["height"]) == (60, 20)
-    assert got["caption"] == "cap" and got["name"] == "a.png"
+    assert got["caption"] == "cap" and got["name"] == "b.png"
     assert got["alternativeText"] == "alt" and got["focalPoint"] is None
+    assert got["formats"] == {}
     assert got["url"] == record["url"]
     assert api.get(got["url"]).content == new
+
+
+def test_an_unknown_file_is_not_found(api: Api) -> None:
+    for path in ("/api/upload/files/999", "/api/upload/files/abc"):
+        assert failed(api.get(path), 404, "NotFoundError")["message"] == "file.notFound"
+        failed(api.client.delete(path), 404, "NotFoundError")

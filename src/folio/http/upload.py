@@ -177,10 +177,11 @@ class UploadEndpoints:
             record, stored = await store(
                 item, mime, given, self.provider, self.settings, digest=str(doc["hash"])
             )
-            # new bytes keep the file's name, alternative text and caption unless given
-            # (the reference's answer); their focal point is the new one's, or none
-            kept = {k: doc[k] for k in ("name", "alternativeText", "caption")}
-            values = {**record, **kept, **values}
+            # new bytes take the new file's name and keep the alternative text and caption
+            # unless given; their focal point is the given one, or none; their formats an
+            # object (empty for a small image), as the reference answers
+            kept = {k: doc[k] for k in ("alternativeText", "caption")}
+            values = {**record, "formats": record["formats"] or {}, **kept, **values}
         try:
             updated = await self.folio.documents.writes.update(
                 self.file_type, str(doc["documentId"]), values
@@ -217,12 +218,11 @@ class UploadEndpoints:
 
     async def _one(self, request: Request) -> dict[str, Any]:
         raw = request.path_params["id"]
-        if not raw.isdigit():
-            raise NotFoundError()
-        spec = Query()
-        doc = await self.folio.documents.reads.find_by_id(self.file_type, int(raw), spec)
+        doc = None
+        if raw.isdigit():
+            doc = await self.folio.documents.reads.find_by_id(self.file_type, int(raw), Query())
         if doc is None:
-            raise NotFoundError()
+            raise NotFoundError("file.notFound")  # the reference's message
         return doc
 
     async def _find_one(self, request: Request, principal: Principal) -> Response:
