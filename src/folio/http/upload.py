@@ -160,9 +160,7 @@ class UploadEndpoints:
     async def _update(self, raw_id: str, uploads: list[UploadFile], info: list[Any]) -> Response:
         """A file's information (`fileInfo`: name, alternativeText, caption, focalPoint),
         and its bytes when a file is sent (stored under the same name)."""
-        doc = None
-        if raw_id.isdigit():
-            doc = await self.folio.documents.reads.find_by_id(self.file_type, int(raw_id), Query())
+        doc = await self._file(raw_id)
         if doc is None:
             raise NotFoundError("Entity not found")
         [given] = _infos(info[:1], 1, strict=False)
@@ -217,13 +215,16 @@ class UploadEndpoints:
         return json_response([_record(doc) for doc in page.documents])
 
     async def _one(self, request: Request) -> dict[str, Any]:
-        raw = request.path_params["id"]
-        doc = None
-        if raw.isdigit():
-            doc = await self.folio.documents.reads.find_by_id(self.file_type, int(raw), Query())
+        doc = await self._file(request.path_params["id"])
         if doc is None:
             raise NotFoundError("file.notFound")  # the reference's message
         return doc
+
+    async def _file(self, raw_id: str) -> dict[str, Any] | None:
+        """The file record with this numeric id, or None."""
+        if not raw_id.isdigit():
+            return None
+        return await self.folio.documents.reads.find_by_id(self.file_type, int(raw_id), Query())
 
     async def _find_one(self, request: Request, principal: Principal) -> Response:
         return json_response(_record(await self._one(request)))

@@ -194,15 +194,30 @@ class Versions:
             [*shared.values(), document_id, row_id],
         )
 
-    def _publish_row(
-        self, ct: ContentType, document_id: str, draft_id: int, locale: str | None, now: Any
-    ) -> Program:
-        """Replaces the published version with a copy of the draft."""
-        where = "document_id = ? AND published_at IS NOT NULL"
+    def _version_where(
+        self, ct: ContentType, document_id: str, locale: str | None, published: bool | None
+    ) -> tuple[str, list[Any]]:
+        """One document's rows in one locale (of a localized type): its draft (`published`
+        False), its published version (True) or either (None)."""
+        where = "document_id = ?"
         params: list[Any] = [document_id]
         if ct.localized:
             where += " AND locale = ?"
             params.append(locale)
+        if published is not None:
+            where += f" AND published_at IS {'NOT ' if published else ''}NULL"
+        return where, params
+
+    def _single_document(self, ct: ContentType) -> Program:
+        """The documentId of a single type's document, or None."""
+        rows = yield query(f'SELECT document_id FROM "{ct.table}" ORDER BY id LIMIT 1')
+        return str(rows[0][0]) if rows else None
+
+    def _publish_row(
+        self, ct: ContentType, document_id: str, draft_id: int, locale: str | None, now: Any
+    ) -> Program:
+        """Replaces the published version with a copy of the draft."""
+        where, params = self._version_where(ct, document_id, locale, True)
         old = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
         old_ids = [int(r[0]) for r in old]
         if old_ids:

@@ -140,23 +140,18 @@ class Writes(Versions):
         def program() -> Program:
             doc_id = document_id
             if doc_id is None:
-                rows = yield query(f'SELECT document_id FROM "{ct.table}" ORDER BY id LIMIT 1')
-                if not rows:
+                doc_id = yield from self._single_document(ct)
+                if doc_id is None:
                     row_id = yield from self._create_version(
                         ct, new_document_id(), written, data, locale, draft_only
                     )
                     created = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
                     return created
-                doc_id = rows[0][0]
-            version = "t.published_at IS NULL" if ct.draft_and_publish else "1 = 1"
-            params: list[Any] = [doc_id]
-            where = "t.document_id = ?"
-            if ct.localized:
-                where += " AND t.locale = ?"
-                params.append(locale)
-            rows = yield query(
-                f'SELECT t.id FROM "{ct.table}" t WHERE {where} AND {version}', params
+            # the draft, where the type has drafts (the version every write starts from)
+            where, params = self._version_where(
+                ct, doc_id, locale, False if ct.draft_and_publish else None
             )
+            rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
             if not rows:
                 exists = yield query(
                     f'SELECT 1 FROM "{ct.table}" t WHERE t.document_id = ? LIMIT 1', (doc_id,)
@@ -207,15 +202,10 @@ class Writes(Versions):
         def program() -> Program:
             doc_id = document_id
             if doc_id is None:
-                rows = yield query(f'SELECT document_id FROM "{ct.table}" ORDER BY id LIMIT 1')
-                if not rows:
+                doc_id = yield from self._single_document(ct)
+                if doc_id is None:
                     raise NotFoundError()
-                doc_id = str(rows[0][0])
-            where = "document_id = ? AND published_at IS NULL"
-            params: list[Any] = [doc_id]
-            if ct.localized:
-                where += " AND locale = ?"
-                params.append(locale)
+            where, params = self._version_where(ct, doc_id, locale, False)
             rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
             if not rows:
                 raise NotFoundError()
