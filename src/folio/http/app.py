@@ -23,6 +23,7 @@ from starlette.types import Receive, Scope, Send
 from folio.app import Folio, load_app
 from folio.errors import FolioError, InternalError, MethodNotAllowedError, NotFoundError
 from folio.http.admin import AdminEndpoints
+from folio.http.graphql.endpoint import GraphQLEndpoint
 from folio.http.pipeline import Pipeline
 from folio.http.responses import error_response
 from folio.http.rest.content import ContentEndpoints
@@ -107,7 +108,9 @@ def build_asgi(folio: Folio) -> Starlette:
             await folio.close()
 
     uploads = UploadEndpoints(folio, pipeline)
+    graphql = GraphQLEndpoint(folio)
     routes: list[BaseRoute] = [
+        Route(graphql.path, graphql.handle, methods=ALL_METHODS),
         *UserEndpoints(folio, pipeline).routes(),
         *AdminEndpoints(folio).routes(),
         Route("/api/upload", uploads.upload, methods=["POST"]),

@@ -230,11 +230,40 @@ class UploadEndpoints:
         return json_response(_record(await self._one(request)))
 
     async def _destroy(self, request: Request, principal: Principal) -> Response:
-        doc = await self._one(request)
-        await self.folio.documents.writes.delete(self.file_type, str(doc["documentId"]))
-        for key in keys_of(orjson.loads(orjson.dumps(doc))):
-            await self.provider.delete(key)
-        return json_response(_record(doc))
+        return json_response(_record(await delete_file(self.folio, request.path_params["id"])))
+
+
+async def _file_record(folio: Folio, raw_id: str) -> dict[str, Any]:
+    """The file record with this numeric id (NotFoundError 'file.notFound' otherwise)."""
+    doc = None
+    if raw_id.isdigit():
+        doc = await folio.documents.reads.find_by_id(
+            folio.registry.content_types[FILE_UID], int(raw_id), Query()
+        )
+    if doc is None:
+        raise NotFoundError("file.notFound")  # the reference's message
+    return doc
+
+
+async def delete_file(folio: Folio, raw_id: str) -> dict[str, Any]:
+    """Deletes a file record and its stored bytes (every format); the record as it was."""
+    doc = await _file_record(folio, raw_id)
+    await folio.documents.writes.delete(
+        folio.registry.content_types[FILE_UID], str(doc["documentId"])
+    )
+    for key in keys_of(orjson.loads(orjson.dumps(doc))):
+        await folio.storage.delete(key)
+    return doc
+
+
+async def update_file_info(folio: Folio, raw_id: str, info: dict[str, Any]) -> dict[str, Any]:
+    """A file's information (name, alternativeText, caption), its bytes unchanged."""
+    doc = await _file_record(folio, raw_id)
+    [given] = _infos([info], 1, strict=False)
+    values = {k: v for k, v in given.items() if k != "folder"}
+    return await folio.documents.writes.update(
+        folio.registry.content_types[FILE_UID], str(doc["documentId"]), values
+    )
 
 
 def _record(doc: dict[str, Any]) -> dict[str, Any]:

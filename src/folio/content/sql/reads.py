@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from folio.content.query import Query
+from folio.content.sql.layout import FILES_LINK_TABLE
 from folio.content.sql.load import Populator, ReadContext
 from folio.content.sql.select import TypeReader
 from folio.schema.model import ContentType, Registry
@@ -129,6 +130,20 @@ class Reads:
         sel = self.reader(ct).selection(read.fields)
         sql = f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?'
         return await self._read_one(ct, read, sql, (row_id,))
+
+    async def file_links(self, file_id: int) -> list[tuple[str, int]]:
+        """The (type uid, row id) of the documents a file is attached to."""
+
+        def program() -> Program:
+            rows = yield query(
+                f'SELECT related_type, related_id FROM "{FILES_LINK_TABLE}" WHERE file_id = ? '
+                "ORDER BY related_type, related_id",
+                (file_id,),
+            )
+            return [(str(r[0]), int(r[1])) for r in rows]
+
+        found: list[tuple[str, int]] = await self.db.read(program())
+        return found
 
     async def document_id_of(self, ct: ContentType, row_id: int) -> str | None:
         """The documentId of a row, by its numeric id (routes that address rows by id)."""

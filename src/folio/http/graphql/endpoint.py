@@ -1,0 +1,342 @@
+"""The GraphQL endpoint: `POST` (JSON `{query, variables, operationName}`) and `GET`
+(`?query=&variables=&operationName=`, queries only) at `graphql.config.endpoint`.
+
+Each request is authenticated once (an invalid credential is refused before GraphQL runs,
+in the REST error envelope); documents are parsed and validated once per text (bounded
+cache), with the depth limit and, where it is off, the introspection ban as validation rules.
+Errors answer in the reference's shape: request errors (syntax, validation, variables) with
+HTTP 400, resolver errors with HTTP 200 beside the data."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from graphql import (
+    DocumentNode,
+    ExecutionResult,
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLSchema,
+    Node,
+    OperationDefinitionNode,
+    OperationType,
+    execute,
+    parse,
+    validate,
+)
+from graphql.error import GraphQLSyntaxError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from folio.errors import (
+    FolioError,
+    ForbiddenError,
+    MethodNotAllowedError,
+    PolicyError,
+)
+from folio.http.graphql.resolvers import Context, Resolvers
+from folio.http.graphql.schema import GraphQLSettings, SchemaBuilder
+from folio.http.rest.content import read_json
+
+if TYPE_CHECKING:
+    from folio.app import Folio
+
+log = logging.getLogger("folio")
+
+DOCUMENT_CACHE = 512
+JSON_TYPE = "application/json; charset=utf-8"
+
+
+def production() -> bool:
+    env = os.environ.get("FOLIO_ENV") or os.environ.get("NODE_ENV") or "development"
+    return env == "production"
+
+
+def _json(body: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(body), status, media_type="application/json")
+
+
+class Prepared:
+    """A parsed and validated document, or the errors that refuse it."""
+
+    __slots__ = ("document", "errors", "operations")
+
+    def __init__(self, document: DocumentNode | None, errors: list[dict[str, Any]] | None) -> None:
+        self.document = document
+        self.errors = errors
+        self.operations: dict[str | None, OperationDefinitionNode] = {}
+        if document is not None:
+            for node in document.definitions:
+                if isinstance(node, OperationDefinitionNode):
+                    self.operations[node.name.value if node.name else None] = node
+
+
+def _located(error: GraphQLError, code: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"message": error.message}
+    if error.locations:
+        out["locations"] = [{"line": loc.line, "column": loc.column} for loc in error.locations]
+    out["extensions"] = {"code": code, **(extra or {})}
+    return out
+
+
+# ---------------------------------------------------------------------- validation rules
+def depth_errors(document: DocumentNode, limit: int) -> list[GraphQLError]:
+    """Operations nested deeper than `limit` (root fields are depth 0; introspection
+    fields do not count), one error per field beyond it."""
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    errors: list[GraphQLError] = []
+
+    def walk(node: Node, depth: int, name: str, seen: frozenset[str]) -> int:
+        if depth > limit:
+            errors.append(
+                GraphQLError(f"'{name}' exceeds maximum operation depth of {limit}", [node])
+            )
+            return 0
+        if isinstance(node, FieldNode):
+            if node.name.value.startswith("__") or node.selection_set is None:
+                return 0
+            return 1 + max(
+                (walk(s, depth + 1, name, seen) for s in node.selection_set.selections),
+                default=0,
+            )
+        if isinstance(node, FragmentSpreadNode):
+            fragment = fragments.get(node.name.value)
+            if fragment is None or node.name.value in seen:
+                return 0
+            return walk(fragment, depth, name, seen | {node.name.value})
+        selection_set = getattr(node, "selection_set", None)
+        if selection_set is None:
+            return 0
+        return max((walk(s, depth, name, seen) for s in selection_set.selections), default=0)
+
+    for definition in document.definitions:
+        if isinstance(definition, OperationDefinitionNode):
+            walk(definition, 0, definition.name.value if definition.name else "", frozenset())
+    return errors
+
+
+def introspection_errors(document: DocumentNode) -> list[GraphQLError]:
+    """`__schema` and `__type` anywhere in the document (`__typename` is allowed)."""
+    errors: list[GraphQLError] = []
+
+    def walk(node: Node) -> None:
+        if isinstance(node, FieldNode) and node.name.value in ("__schema", "__type"):
+            errors.append(
+                GraphQLError(
+                    "GraphQL introspection is not allowed, but the query contained __schema "
+                    "or __type. Enable it with graphql.config.engineServer.introspection",
+                    [node],
+                )
+            )
+            return
+        selection_set = getattr(node, "selection_set", None)
+        if selection_set is not None:
+            for selection in selection_set.selections:
+                walk(selection)
+
+    for definition in document.definitions:
+        walk(definition)
+    return errors
+
+
+# ---------------------------------------------------------------------- errors
+CODES = {
+    "ValidationError": "BAD_USER_INPUT",
+    "ForbiddenError": "FORBIDDEN",
+    "PolicyError": "FORBIDDEN",
+    "UnauthorizedError": "UNAUTHENTICATED",
+}
+
+
+def error_code(exc: FolioError) -> str:
+    """The reference's codes, without its vendor prefix for its own error kinds
+    (`PaginationError` -> PAGINATION_ERROR)."""
+    found = CODES.get(exc.name)
+    if found is not None:
+        return found
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", exc.name).upper()
+
+
+def field_error(error: GraphQLError) -> dict[str, Any]:
+    """A resolver's error, as the reference reports it beside the data."""
+    original = error.original_error
+    out: dict[str, Any] = {"message": error.message}
+    if error.path is not None:
+        out["path"] = list(error.path)
+    if isinstance(original, FolioError):
+        if isinstance(original, ForbiddenError | PolicyError):
+            message = original.message if original.message != "Forbidden" else "Forbidden access"
+        else:
+            message = original.message
+        out["message"] = message
+        out["extensions"] = {
+            "code": error_code(original),
+            "error": {"name": original.name, "message": message, "details": original.details},
+        }
+        return out
+    if original is not None:
+        log.error("unhandled error in a GraphQL resolver", exc_info=original)
+        out["message"] = "Internal Server Error"
+        out["extensions"] = {"code": "INTERNAL_SERVER_ERROR"}
+        return out
+    if error.locations:
+        out["locations"] = [{"line": loc.line, "column": loc.column} for loc in error.locations]
+    out["extensions"] = {"code": "INTERNAL_SERVER_ERROR"}
+    return out
+
+
+class GraphQLEndpoint:
+    def __init__(self, folio: Folio, settings: GraphQLSettings | None = None) -> None:
+        self.folio = folio
+        self.settings = settings or GraphQLSettings.read(
+            folio.settings.raw.get("plugins", {}), production()
+        )
+        self.resolvers = Resolvers(folio, self.settings)
+        self.builder = SchemaBuilder(folio.registry, self.resolvers, self.settings)
+        self.schema: GraphQLSchema = self.builder.build()
+        self.resolvers.bind(self.builder.owners)
+        self._documents: OrderedDict[str, Prepared] = OrderedDict()
+
+    @property
+    def path(self) -> str:
+        return self.settings.endpoint
+
+    # ------------------------------------------------------------------ documents
+    def prepare(self, text: str) -> Prepared:
+        """Parsed and validated once per text (least recently used dropped first)."""
+        found = self._documents.get(text)
+        if found is not None:
+            self._documents.move_to_end(text)
+            return found
+        found = self._prepare(text)
+        self._documents[text] = found
+        if len(self._documents) > DOCUMENT_CACHE:
+            self._documents.popitem(last=False)
+        return found
+
+    def _prepare(self, text: str) -> Prepared:
+        try:
+            document = parse(text)
+        except GraphQLSyntaxError as exc:
+            return Prepared(None, [_located(exc, "GRAPHQL_PARSE_FAILED")])
+        errors = validate(self.schema, document)
+        if not errors:
+            errors = depth_errors(document, self.settings.depth_limit)
+        if not errors and not self.settings.introspection:
+            found = introspection_errors(document)
+            if found:
+                extra = {"validationErrorCode": "INTROSPECTION_DISABLED"}
+                return Prepared(
+                    None, [_located(e, "GRAPHQL_VALIDATION_FAILED", extra) for e in found]
+                )
+        if errors:
+            return Prepared(None, [_located(e, "GRAPHQL_VALIDATION_FAILED") for e in errors])
+        return Prepared(document, None)
+
+    # ------------------------------------------------------------------ HTTP
+    async def handle(self, request: Request) -> Response:
+        if request.method == "POST":
+            body = await read_json(request, self.folio.settings.max_body_bytes)
+            if not isinstance(body, dict):
+                return self._bad_request("POST body must be a JSON object")
+            query = body.get("query")
+            variables = body.get("variables")
+            operation = body.get("operationName")
+        elif request.method in ("GET", "HEAD"):
+            params = request.query_params
+            query = params.get("query")
+            operation = params.get("operationName")
+            raw = params.get("variables")
+            try:
+                variables = orjson.loads(raw) if raw else None
+            except orjson.JSONDecodeError:
+                return self._bad_request("Variables are invalid JSON.")
+        else:
+            raise MethodNotAllowedError()
+        if not isinstance(query, str) or not query.strip():
+            return self._bad_request(
+                "GraphQL operations must contain a non-empty `query` or a `persistedQuery` "
+                "extension."
+            )
+        if variables is not None and not isinstance(variables, dict):
+            return self._bad_request("`variables` in a POST body should be provided as an object.")
+        if operation is not None and not isinstance(operation, str):
+            return self._bad_request("`operationName` in a POST body must be a string if provided.")
+        # an invalid credential is refused before the operation runs (REST envelope)
+        principal = await self.folio.access.principal(request.scope)
+        prepared = self.prepare(query)
+        if prepared.errors is not None:
+            return _json({"errors": prepared.errors}, 400)
+        operation_node = self._operation(prepared, operation)
+        if isinstance(operation_node, Response):
+            return operation_node
+        if request.method != "POST" and operation_node.operation != OperationType.QUERY:
+            return _json(
+                {
+                    "errors": [
+                        {
+                            "message": "GET requests can only run queries: send mutations "
+                            "with POST.",
+                            "extensions": {"code": "BAD_REQUEST"},
+                        }
+                    ]
+                },
+                405,
+            )
+        key: tuple[Hashable, ...] = (
+            "graphql",
+            query,
+            operation,
+            orjson.dumps(variables, option=orjson.OPT_SORT_KEYS) if variables else b"",
+        )
+        context = Context(request, principal, self.folio, key)
+        assert prepared.document is not None
+        result = execute(
+            self.schema,
+            prepared.document,
+            context_value=context,
+            variable_values=variables,
+            operation_name=operation,
+        )
+        if not isinstance(result, ExecutionResult):
+            result = await result
+        return self._result(result)
+
+    def _operation(
+        self, prepared: Prepared, name: str | None
+    ) -> OperationDefinitionNode | Response:
+        if name is not None:
+            found = prepared.operations.get(name)
+            if found is None:
+                return self._bad_request(f'Unknown operation named "{name}".')
+            return found
+        if len(prepared.operations) != 1:
+            return self._bad_request(
+                "Must provide operation name if query contains multiple operations."
+            )
+        return next(iter(prepared.operations.values()))
+
+    def _result(self, result: ExecutionResult) -> Response:
+        if result.errors and result.data is None and all(e.path is None for e in result.errors):
+            # the variables do not fit their types: a request error
+            errors = [_located(e, "BAD_USER_INPUT") for e in result.errors]
+            return _json({"errors": errors}, 400)
+        body: dict[str, Any] = {}
+        if result.errors:
+            body["errors"] = [field_error(e) for e in result.errors]
+        body["data"] = result.data
+        return _json(body)
+
+    @staticmethod
+    def _bad_request(message: str) -> Response:
+        return _json({"errors": [{"message": message, "extensions": {"code": "BAD_REQUEST"}}]}, 400)

@@ -1,0 +1,637 @@
+"""The resolvers of the generated schema: each query and mutation one call of the document
+service (or of the users and upload services) with the caller's principal, after the same
+permission check as the matching REST route; field resolvers only read loaded documents."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from graphql import GraphQLObjectType, GraphQLResolveInfo
+from starlette.requests import Request
+
+from folio.auth.principal import Principal
+from folio.content.params import Limits, parse_pagination
+from folio.content.query import Pagination
+from folio.errors import (
+    ApplicationError,
+    ForbiddenError,
+    NotFoundError,
+    UnauthorizedError,
+    ValidationError,
+)
+from folio.http.graphql.plan import Planner, pagination_params, unwrap
+from folio.schema.builtins import USER_UID
+from folio.schema.model import Component, ContentType, Schema
+
+if TYPE_CHECKING:
+    from folio.app import Folio
+    from folio.http.graphql.schema import GraphQLSettings
+
+Resolver = Callable[..., Any]
+UP = "plugin::users-permissions"
+UPLOAD = "plugin::upload.content-api"
+
+
+@dataclass
+class Context:
+    """What every resolver of a request sees (`info.context`)."""
+
+    request: Request
+    principal: Principal
+    folio: Folio
+    # the operation's text, name and variables: with a field's path, the key under which
+    # the document service keeps a read's parsed query
+    key: tuple[Hashable, ...]
+
+
+class LazyParams(Mapping[str, Any]):
+    """Read parameters made when first read: a read whose parsed query is cached (per
+    operation, field and variables) never plans its selection again."""
+
+    __slots__ = ("_make", "_params")
+
+    def __init__(self, make: Callable[[], dict[str, Any]]) -> None:
+        self._make = make
+        self._params: dict[str, Any] | None = None
+
+    def _get(self) -> dict[str, Any]:
+        if self._params is None:
+            self._params = self._make()
+        return self._params
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+def page_info(pagination: Pagination, total: int) -> dict[str, int]:
+    """`pageInfo` in page terms, whichever mode the list was read in."""
+    size = max(pagination.size, 1)
+    page = pagination.page if pagination.mode == "page" else pagination.start // size + 1
+    return {
+        "page": page,
+        "pageSize": size,
+        "pageCount": (total + size - 1) // size,
+        "total": total,
+    }
+
+
+class Resolvers:
+    def __init__(self, folio: Folio, settings: GraphQLSettings) -> None:
+        self.folio = folio
+        self.documents = folio.documents
+        self.settings = settings
+        caps = [n for n in (settings.max_limit, settings.amount_limit) if n > 0]
+        maximum = min(caps) if caps else 0
+        self.list_limits = Limits(settings.default_limit, maximum, with_count=False)
+        self.count_limits = Limits(settings.default_limit, maximum, with_count=True)
+        self.planner: Planner | None = None
+        self.component_types: dict[str, str] = {}
+        self.type_names: dict[str, str] = {}
+
+    def bind(self, owners: dict[str, Schema]) -> None:
+        """Called once the schema is built: the model behind each object type."""
+        self.planner = Planner(self.folio.registry, owners)
+        for name, schema in owners.items():
+            if isinstance(schema, Component):
+                self.component_types[schema.uid] = name
+            else:
+                self.type_names[schema.uid] = name
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def allow(info: GraphQLResolveInfo, action: str) -> Context:
+        ctx: Context = info.context
+        if not ctx.principal.can(action):
+            raise ForbiddenError("Forbidden access")
+        return ctx
+
+    def _selection(
+        self, info: GraphQLResolveInfo, obj: GraphQLObjectType, nodes: list[Any]
+    ) -> dict[str, Any]:
+        assert self.planner is not None
+        if not nodes:
+            return {"fields": [], "populate": {}}
+        return self.planner.selection(info, obj, nodes)
+
+    def read_params(
+        self,
+        ct: ContentType,
+        info: GraphQLResolveInfo,
+        args: dict[str, Any],
+        obj: GraphQLObjectType,
+        nodes: list[Any],
+    ) -> dict[str, Any]:
+        assert self.planner is not None
+        selection = self._selection(info, obj, nodes)
+        params: dict[str, Any] = {"fields": selection["fields"]}
+        if selection["populate"]:
+            params["populate"] = selection["populate"]
+        if args.get("filters"):
+            params["filters"] = self.planner.filters(ct, args["filters"])
+        if args.get("sort"):
+            params["sort"] = [s for s in args["sort"] if s is not None]
+        pagination = pagination_params(args.get("pagination"))
+        if pagination:
+            params["pagination"] = pagination
+        params["status"] = args.get("status") or "published"
+        if args.get("locale") is not None:
+            params["locale"] = args["locale"]
+        if args.get("hasPublishedVersion") is not None or args.get("publicationFilter"):
+            raise ValidationError(
+                "hasPublishedVersion and publicationFilter are not supported",
+                {"source": "graphql"},
+            )
+        return params
+
+    @staticmethod
+    def _key(info: GraphQLResolveInfo) -> tuple[Hashable, ...]:
+        ctx: Context = info.context
+        return (*ctx.key, info.path.key)
+
+    def _write_params(
+        self, ct: ContentType, info: GraphQLResolveInfo, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        obj = unwrap(info.return_type)
+        params = self.read_params(ct, info, {}, obj, info.field_nodes)
+        params["status"] = args.get("status") or "published"
+        if args.get("locale") is not None:
+            params["locale"] = args["locale"]
+        return params
+
+    def input_data(self, ct: Schema, data: dict[str, Any]) -> dict[str, Any]:
+        """A `<Type>Input` value as REST `data`: relation ids as the reference reads them
+        (digits name a row id, other strings a documentId; null clears)."""
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            attr = ct.attributes.get(key)
+            if attr is not None and attr.type == "relation":
+                if value is None:
+                    target = self.folio.registry.content_types.get(str(attr.target))
+                    owning = (
+                        target.attributes.get(attr.mapped_by)
+                        if target is not None and attr.mapped_by
+                        else None
+                    )
+                    value = [] if attr.to_many(owning) else None
+                elif isinstance(value, list):
+                    value = [_relation_id(v) for v in value if v is not None]
+                else:
+                    value = _relation_id(value)
+            elif attr is not None and attr.type == "component" and value is not None:
+                comp = self.folio.registry.components[str(attr.component)]
+                if isinstance(value, list):
+                    value = [self.input_data(comp, v) if isinstance(v, dict) else v for v in value]
+                elif isinstance(value, dict):
+                    value = self.input_data(comp, value)
+            out[key] = value
+        return out
+
+    # ------------------------------------------------------------------ content types
+    def find(self, ct: ContentType) -> Resolver:
+        action = f"{ct.uid}.find"
+
+        async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+            ctx = self.allow(info, action)
+            obj = unwrap(info.return_type)
+            params = LazyParams(lambda: self.read_params(ct, info, args, obj, info.field_nodes))
+            page = await self.documents.find(
+                ct, params, ctx.principal, limits=self.list_limits, key=self._key(info)
+            )
+            return page.documents
+
+        return resolve
+
+    def connection(self, ct: ContentType) -> Resolver:
+        action = f"{ct.uid}.find"
+
+        async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+            ctx = self.allow(info, action)
+            assert self.planner is not None
+            collection = unwrap(info.return_type)
+            nodes, with_info = self.planner.nodes_of(info, collection, info.field_nodes)
+            obj = unwrap(collection.fields["nodes"].type)
+            params = LazyParams(lambda: self.read_params(ct, info, args, obj, nodes))
+            limits = self.count_limits if with_info else self.list_limits
+            page = await self.documents.find(
+                ct, params, ctx.principal, limits=limits, key=self._key(info)
+            )
+            out: dict[str, Any] = {"nodes": page.documents}
+            if with_info:
+                out["pageInfo"] = page_info(page.pagination, page.total)
+            return out
+
+        return resolve
+
+    def find_one(self, ct: ContentType) -> Resolver:
+        action = f"{ct.uid}.findOne"
+
+        async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+            ctx = self.allow(info, action)
+            obj = unwrap(info.return_type)
+            params = LazyParams(lambda: self.read_params(ct, info, args, obj, info.field_nodes))
+            return await self.documents.find_one(
+                ct, str(args["documentId"]), params, ctx.principal, key=self._key(info)
+            )
+
+        return resolve
+
+    def single(self, ct: ContentType) -> Resolver:
+        action = f"{ct.uid}.find"
+
+        async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+            ctx = self.allow(info, action)
+            obj = unwrap(info.return_type)
+            params = LazyParams(lambda: self.read_params(ct, info, args, obj, info.field_nodes))
+            return await self.documents.find_one(
+                ct, None, params, ctx.principal, key=self._key(info)
+            )
+
+        return resolve
+
+    def create(self, ct: ContentType) -> Resolver:
+        action = f"{ct.uid}.create"
+
+        async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+            ctx = self.allow(info, action)
+            params = self._write_params(ct, info, args)
+            data = self.input_data(ct, args["data"])
+            return await self.documents.create(ct, data, params, ctx.principal)
+
+        return resolve
+
+    def update(self, ct: ContentType) -> Resolver:
+        action = f"{ct.uid}.update"
+
+        async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+            ctx = self.allow(info, action)
+            params = self._write_params(ct, info, args)
+            data = self.input_data(ct, args["data"])
+            document_id = None if ct.is_single else str(args["documentId"])
+            return await self.documents.update(ct, document_id, data, params, ctx.principal)
+
+        return resolve
+
+    def delete(self, ct: ContentType) -> Resolver:
+        action = f"{ct.uid}.delete"
+
+        async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+            ctx = self.allow(info, action)
+            params = {"locale": args["locale"]} if args.get("locale") is not None else {}
+            if ct.is_single:
+                found = await self.documents.find_one(
+                    ct, None, {"fields": [], "status": "draft", **params}, _open()
+                )
+                if found is None:
+                    raise NotFoundError()
+                document_id = str(found["documentId"])
+                await self.documents.delete(ct, None, params, ctx.principal)
+            else:
+                document_id = str(args["documentId"])
+                await self.documents.delete(ct, document_id, params, ctx.principal)
+            return {"documentId": document_id}
+
+        return resolve
+
+    # ------------------------------------------------------------------ fields
+    def _page(self, items: list[Any], pagination: dict[str, Any] | None) -> list[Any]:
+        page = parse_pagination(pagination_params(pagination), self.list_limits)
+        return items[page.offset : page.offset + page.size]
+
+    def relation_list(self, name: str) -> Resolver:
+        def resolve(
+            parent: Any, _info: GraphQLResolveInfo, pagination: Any = None, **_: Any
+        ) -> Any:
+            items = parent.get(name)
+            if not items:
+                return []
+            if not isinstance(items, list):
+                items = [items]
+            return self._page(items, pagination)
+
+        return resolve
+
+    def relation_connection(self, name: str) -> Resolver:
+        list_ = self.relation_list(name)
+
+        def resolve(parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+            return {"nodes": list_(parent, info, **args)}
+
+        return resolve
+
+    def component_list(self, name: str) -> Resolver:
+        def resolve(
+            parent: Any,
+            _info: GraphQLResolveInfo,
+            pagination: Any = None,
+            sort: Any = None,
+            **_: Any,
+        ) -> Any:
+            items = parent.get(name)
+            if items is None:
+                return None
+            if sort:
+                items = _sorted(items, [s for s in sort if s])
+            return self._page(items, pagination)
+
+        return resolve
+
+    def zone_type(self, value: Any, _info: GraphQLResolveInfo, _union: Any) -> str:
+        uid = value.get("__component") if isinstance(value, dict) else None
+        return self.component_types.get(str(uid), "Error")
+
+    def morph_type(self, value: Any, _info: GraphQLResolveInfo, _union: Any) -> str:
+        uid = str(value.get("__type") or value.get("__component") or "")
+        return self.type_names.get(uid) or self.component_types.get(uid, "")
+
+    async def file_related(self, parent: Any, info: GraphQLResolveInfo) -> Any:
+        """The documents a file is attached to (each as its type in `GenericMorph`)."""
+        ctx: Context = info.context
+        if "id" not in parent:
+            return []
+        out: list[dict[str, Any]] = []
+        for uid, row_id in await self.documents.reads.file_links(int(parent["id"])):
+            ct = self.folio.registry.content_types.get(uid)
+            if ct is None or uid not in self.type_names or not ctx.principal.can_find(uid):
+                continue
+            doc = await self.documents.reads.find_by_id(ct, row_id, _plain_query())
+            if doc is not None:
+                out.append({**doc, "__type": uid})
+        return out
+
+    # ------------------------------------------------------------------ locales
+    def _locale_docs(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "documentId": loc.code,
+                "code": loc.code,
+                "name": loc.name,
+                "createdAt": None,
+                "updatedAt": None,
+                "publishedAt": None,
+            }
+            for loc in self.folio.settings.locales
+        ]
+
+    def _locales_allowed(self, info: GraphQLResolveInfo) -> None:
+        # the locales are public knowledge (the reference's i18n routes need no permission)
+        return None
+
+    async def locale(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        for doc in self._locale_docs():
+            if doc["documentId"] == str(args["documentId"]):
+                return doc
+        return None
+
+    async def locales(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        docs = [d for d in self._locale_docs() if _matches(d, args.get("filters"))]
+        if args.get("sort"):
+            docs = _sorted(docs, [s for s in args["sort"] if s])
+        return self._page(docs, args.get("pagination"))
+
+    async def locales_connection(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        docs = [d for d in self._locale_docs() if _matches(d, args.get("filters"))]
+        page = parse_pagination(pagination_params(args.get("pagination")), self.list_limits)
+        return {
+            "nodes": docs[page.offset : page.offset + page.size],
+            "pageInfo": page_info(page, len(docs)),
+        }
+
+    # ------------------------------------------------------------------ upload
+    async def update_file(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx = self.allow(info, f"{UPLOAD}.upload")
+        from folio.http.upload import update_file_info
+
+        return await update_file_info(ctx.folio, str(args["id"]), args.get("info") or {})
+
+    async def delete_file(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx = self.allow(info, f"{UPLOAD}.destroy")
+        from folio.http.upload import delete_file
+
+        return await delete_file(ctx.folio, str(args["id"]))
+
+    # ------------------------------------------------------------------ users-permissions
+    def _users_read(self, info: GraphQLResolveInfo) -> Any:
+        ct = self.folio.registry.content_types[USER_UID]
+        params = self.read_params(ct, info, {}, unwrap(info.return_type), info.field_nodes)
+        return ct, params
+
+    async def me(self, _root: Any, info: GraphQLResolveInfo) -> Any:
+        ctx = self.allow(info, f"{UP}.user.me")
+        user_id = ctx.principal.user_id
+        if user_id is None:
+            return None
+        user = await self.folio.users.get(user_id, self._me_query())
+        return _me(user) if user is not None else None
+
+    def _me_query(self) -> Any:
+        ct = self.folio.registry.content_types[USER_UID]
+        return self.documents.query(
+            ct, {"populate": {"role": "true"}}, _open(), find=False, key=("graphql-me",)
+        )
+
+    async def login(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, f"{UP}.auth.callback")
+        given = args["input"]
+        result = await self.folio.users.login(given.get("identifier"), given.get("password"))
+        return await self._payload(result)
+
+    async def register(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, f"{UP}.auth.register")
+        return await self._payload(await self.folio.users.register(dict(args["input"])))
+
+    async def forgot_password(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, f"{UP}.auth.forgotPassword")
+        await self.folio.users.forgot_password({"email": args["email"]})
+        return {"ok": True}
+
+    async def reset_password(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, f"{UP}.auth.resetPassword")
+        return await self._payload(await self.folio.users.reset_password(dict(args)))
+
+    async def change_password(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx = self.allow(info, f"{UP}.auth.changePassword")
+        if ctx.principal.user_id is None:
+            raise ApplicationError("You must be authenticated to reset your password")
+        result = await self.folio.users.change_password(ctx.principal.user_id, dict(args))
+        return await self._payload(result)
+
+    async def email_confirmation(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, f"{UP}.auth.emailConfirmation")
+        user_id = await self.folio.users.confirm_email(args["confirmation"])
+        token = self.folio.users.jwt.issue(user_id)
+        return await self._payload({"jwt": token, "user": None}, user_id)
+
+    async def _payload(self, result: dict[str, Any], user_id: int | None = None) -> Any:
+        """A login payload: the token and the user as `UsersPermissionsMe` (with role)."""
+        user = result.get("user")
+        ident = user_id if user_id is not None else (user or {}).get("id")
+        if ident is not None:
+            user = await self.folio.users.get(int(ident), self._me_query())
+        if user is None:
+            raise UnauthorizedError()
+        return {"jwt": result.get("jwt"), "user": _me(user)}
+
+    async def create_user(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx = self.allow(info, f"{UP}.user.create")
+        ct = self.folio.registry.content_types[USER_UID]
+        read = self._user_query(info, ctx)
+        user = await self.folio.users.create(self.input_data(ct, args["data"]), read=read)
+        return {"data": user}
+
+    async def update_user(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx = self.allow(info, f"{UP}.user.update")
+        ct = self.folio.registry.content_types[USER_UID]
+        user_id = _numeric(args["id"])
+        read = self._user_query(info, ctx)
+        user = await self.folio.users.update(user_id, self.input_data(ct, args["data"]), read)
+        return {"data": user}
+
+    async def delete_user(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, f"{UP}.user.destroy")
+        return {"data": await self.folio.users.delete(_numeric(args["id"]))}
+
+    def _user_query(self, info: GraphQLResolveInfo, ctx: Context) -> Any:
+        assert self.planner is not None
+        ct = self.folio.registry.content_types[USER_UID]
+        response = unwrap(info.return_type)
+        sub, _ = self.planner.nodes_of(info, response, info.field_nodes, "data")
+        params = self.read_params(ct, info, {}, unwrap(response.fields["data"].type), sub)
+        return self.documents.query(ct, params, ctx.principal, find=False)
+
+    async def create_role(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, f"{UP}.role.createRole")
+        raise ApplicationError("Roles are declared in config/permissions.json")
+
+    async def update_role(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, f"{UP}.role.updateRole")
+        raise ApplicationError("Roles are declared in config/permissions.json")
+
+    async def delete_role(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, f"{UP}.role.deleteRole")
+        raise ApplicationError("Roles are declared in config/permissions.json")
+
+
+def _relation_id(value: Any) -> Any:
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value
+
+
+def _numeric(raw: Any) -> int:
+    text = str(raw)
+    if not text.isdigit():
+        raise NotFoundError()
+    return int(text)
+
+
+def _open() -> Principal:
+    from folio.auth.principal import OPEN
+
+    return OPEN
+
+
+def _plain_query() -> Any:
+    from folio.content.query import Query
+
+    return Query()
+
+
+def _me(user: dict[str, Any]) -> dict[str, Any]:
+    role = user.get("role")
+    return {
+        "id": user.get("id"),
+        "documentId": user.get("documentId"),
+        "username": user.get("username"),
+        "email": user.get("email"),
+        "confirmed": user.get("confirmed"),
+        "blocked": user.get("blocked"),
+        "role": dict(role) if isinstance(role, dict) else None,
+    }
+
+
+def _sorted(items: list[Any], keys: list[str]) -> list[Any]:
+    """Entries sorted by `field[:asc|desc]` keys (nulls last), for lists read whole."""
+    out = list(items)
+    for key in reversed(keys):
+        raw, _, direction = key.partition(":")
+        name = raw.strip()
+        desc = direction.strip().lower() == "desc"
+        present = [i for i in out if i.get(name) is not None]
+        absent = [i for i in out if i.get(name) is None]
+        present.sort(key=lambda i: i[name], reverse=desc)
+        out = present + absent
+    return out
+
+
+def _matches(doc: dict[str, Any], filters: dict[str, Any] | None) -> bool:
+    """The string operators of a filter input, on an in-memory record (the locales)."""
+    if not filters:
+        return True
+    for key, cond in filters.items():
+        if cond is None:
+            continue
+        if key == "and":
+            if not all(_matches(doc, c) for c in cond if c is not None):
+                return False
+        elif key == "or":
+            if not any(_matches(doc, c) for c in cond if c is not None):
+                return False
+        elif key == "not":
+            if _matches(doc, cond):
+                return False
+        elif not _test(doc.get(key), cond):
+            return False
+    return True
+
+
+def _test(value: Any, cond: dict[str, Any]) -> bool:
+    return all(arg is None or _operator(value, op, arg) for op, arg in cond.items())
+
+
+def _operator(value: Any, op: str, arg: Any) -> bool:
+    text = "" if value is None else str(value)
+    if op == "null":
+        return (value is None) == bool(arg)
+    if op == "notNull":
+        return (value is not None) == bool(arg)
+    if op == "not":
+        return not _test(value, arg)
+    if isinstance(arg, list):
+        items = [str(x) for x in arg]
+        if op == "in":
+            return text in items
+        if op == "notIn":
+            return text not in items
+        if op == "between":
+            return len(items) == 2 and items[0] <= text <= items[1]
+        if op == "and":
+            return all(text == x for x in items)
+        if op == "or":
+            return any(text == x for x in items)
+        return False
+    a = str(arg)
+    checks: dict[str, bool] = {
+        "eq": text == a,
+        "eqi": text.lower() == a.lower(),
+        "ne": text != a,
+        "nei": text.lower() != a.lower(),
+        "startsWith": text.startswith(a),
+        "endsWith": text.endswith(a),
+        "contains": a in text,
+        "notContains": a not in text,
+        "containsi": a.lower() in text.lower(),
+        "notContainsi": a.lower() not in text.lower(),
+        "gt": text > a,
+        "gte": text >= a,
+        "lt": text < a,
+        "lte": text <= a,
+    }
+    return checks.get(op, False)

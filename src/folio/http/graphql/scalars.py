@@ -1,0 +1,118 @@
+"""The custom scalars of the generated schema. Values are checked by the document service,
+as REST values are: a scalar only makes sure a value has a form it can carry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphql import GraphQLError, GraphQLScalarType, ValueNode
+from graphql.language import IntValueNode, StringValueNode
+from graphql.utilities import value_from_ast_untyped
+
+
+def _untyped(node: ValueNode, variables: dict[str, Any] | None = None) -> Any:
+    return value_from_ast_untyped(node, variables)
+
+
+def _string_scalar(name: str, description: str, what: str) -> GraphQLScalarType:
+    def parse_value(value: Any) -> str:
+        if not isinstance(value, str):
+            raise GraphQLError(f"{name} cannot represent a non string value: {value!r}")
+        return value
+
+    def parse_literal(node: ValueNode, _variables: dict[str, Any] | None = None) -> str:
+        if not isinstance(node, StringValueNode):
+            raise GraphQLError(f"{name} cannot represent a non string value", node)
+        return node.value
+
+    def serialize(value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        raise GraphQLError(f"{name} cannot represent {what}: {value!r}")
+
+    return GraphQLScalarType(
+        name,
+        serialize=serialize,
+        parse_value=parse_value,
+        parse_literal=parse_literal,
+        description=description,
+    )
+
+
+JSON = GraphQLScalarType(
+    "JSON",
+    serialize=lambda value: value,
+    parse_value=lambda value: value,
+    parse_literal=_untyped,
+    description=(
+        "The `JSON` scalar type represents JSON values as specified by "
+        "[ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/"
+        "ECMA-404.pdf)."
+    ),
+)
+
+DATETIME = _string_scalar(
+    "DateTime",
+    "A date-time string at UTC, such as 2007-12-03T10:15:30Z, compliant with the "
+    "`date-time` format outlined in section 5.6 of the RFC 3339 profile of the ISO 8601 "
+    "standard for representation of dates and times using the Gregorian calendar.",
+    "a date-time",
+)
+
+TIME = _string_scalar("Time", "A time string with format HH:mm:ss.SSS", "a time")
+
+DATE = _string_scalar(
+    "Date",
+    "A date string, such as 2007-12-03, compliant with the `full-date` format outlined in "
+    "section 5.6 of the RFC 3339 profile of the ISO 8601 standard for representation of "
+    "dates and times using the Gregorian calendar.",
+    "a date",
+)
+
+
+def _long_value(value: Any) -> int:
+    if isinstance(value, bool):
+        raise GraphQLError(f"Long cannot represent a non-integer value: {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.lstrip("-").isdigit():
+        return int(value)
+    raise GraphQLError(f"Long cannot represent a non-integer value: {value!r}")
+
+
+def _long_literal(node: ValueNode, _variables: dict[str, Any] | None = None) -> int:
+    if isinstance(node, IntValueNode | StringValueNode):
+        return _long_value(node.value)
+    raise GraphQLError("Long cannot represent a non-integer value", node)
+
+
+LONG = GraphQLScalarType(
+    "Long",
+    serialize=_long_value,
+    parse_value=_long_value,
+    parse_literal=_long_literal,
+    description=("The `BigInt` scalar type represents non-fractional signed whole numeric values."),
+)
+
+LOCALE_CODE = _string_scalar(
+    "I18NLocaleCode", "A string used to identify an i18n locale", "a locale code"
+)
+
+
+def zone_input(name: str) -> GraphQLScalarType:
+    """The input of a dynamic zone entry: an object naming its `__component`."""
+
+    def parse_value(value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise GraphQLError(f"{name} expects an object with a __component key")
+        return value
+
+    def parse_literal(node: ValueNode, variables: dict[str, Any] | None = None) -> Any:
+        return parse_value(value_from_ast_untyped(node, variables))
+
+    return GraphQLScalarType(
+        name, serialize=lambda value: value, parse_value=parse_value, parse_literal=parse_literal
+    )
+
+
+SCALARS = (JSON, DATETIME, TIME, DATE, LONG, LOCALE_CODE)
