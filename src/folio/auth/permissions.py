@@ -50,6 +50,8 @@ USER_ACTIONS = tuple(
     for a in ("find", "findOne", "count", "me", "create", "update", "destroy")
 )
 ROLE_ACTIONS = tuple(f"plugin::users-permissions.role.{a}" for a in ("find", "findOne"))
+# the configured locales, as GraphQL lists them
+I18N_ACTIONS = ("plugin::i18n.locales.listLocales",)
 
 # What a role has when the app declares nothing for it (the reference's defaults).
 DEFAULT_ROLES: dict[str, dict[str, Any]] = {
@@ -92,7 +94,14 @@ def content_actions(registry: Registry) -> list[str]:
 def catalogue(registry: Registry) -> frozenset[str]:
     """Every action of the app that a permission may name."""
     return frozenset(
-        [*content_actions(registry), *UPLOAD_ACTIONS, *AUTH_ACTIONS, *USER_ACTIONS, *ROLE_ACTIONS]
+        [
+            *content_actions(registry),
+            *UPLOAD_ACTIONS,
+            *AUTH_ACTIONS,
+            *USER_ACTIONS,
+            *ROLE_ACTIONS,
+            *I18N_ACTIONS,
+        ]
     )
 
 

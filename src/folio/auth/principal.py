@@ -10,7 +10,7 @@ from typing import Protocol
 
 from folio.auth.permissions import PUBLIC, find_action
 
-READ_SUFFIXES = (".find", ".findOne")
+READ_SUFFIXES = (".find", ".findOne", ".listLocales")
 
 
 @dataclass(frozen=True, slots=True)

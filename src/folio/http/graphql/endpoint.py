@@ -79,8 +79,18 @@ class Prepared:
                     self.operations[node.name.value if node.name else None] = node
 
 
-def _located(error: GraphQLError, code: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"message": error.message}
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+def quoted(message: str) -> str:
+    """graphql-core quotes names with ' where the reference's library uses \"."""
+    return _QUOTED.sub(lambda m: '"' + m.group(1) + '"', message)
+
+
+def _located(
+    error: GraphQLError, code: str, extra: dict[str, Any] | None = None, quote: bool = False
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"message": quoted(error.message) if quote else error.message}
     if error.locations:
         out["locations"] = [{"line": loc.line, "column": loc.column} for loc in error.locations]
     out["extensions"] = {"code": code, **(extra or {})}
@@ -202,7 +212,9 @@ class GraphQLEndpoint:
             folio.settings.raw.get("plugins", {}), production()
         )
         self.resolvers = Resolvers(folio, self.settings)
-        self.builder = SchemaBuilder(folio.registry, self.resolvers, self.settings)
+        self.builder = SchemaBuilder(
+            folio.registry, self.resolvers, self.settings, folio.settings.locale_codes
+        )
         self.schema: GraphQLSchema = self.builder.build()
         self.resolvers.bind(self.builder.owners)
         self._documents: OrderedDict[str, Prepared] = OrderedDict()
@@ -229,26 +241,30 @@ class GraphQLEndpoint:
             document = parse(text)
         except GraphQLSyntaxError as exc:
             return Prepared(None, [_located(exc, "GRAPHQL_PARSE_FAILED")])
+        code = "GRAPHQL_VALIDATION_FAILED"
         errors = validate(self.schema, document)
-        if not errors:
-            errors = depth_errors(document, self.settings.depth_limit)
-        if not errors and not self.settings.introspection:
-            found = introspection_errors(document)
-            if found:
-                extra = {"validationErrorCode": "INTROSPECTION_DISABLED"}
-                return Prepared(
-                    None, [_located(e, "GRAPHQL_VALIDATION_FAILED", extra) for e in found]
-                )
         if errors:
-            return Prepared(None, [_located(e, "GRAPHQL_VALIDATION_FAILED") for e in errors])
+            return Prepared(None, [_located(e, code, quote=True) for e in errors])
+        errors = depth_errors(document, self.settings.depth_limit)
+        if errors:
+            return Prepared(None, [_located(e, code) for e in errors])
+        if not self.settings.introspection:
+            errors = introspection_errors(document)
+            if errors:
+                extra = {"validationErrorCode": "INTROSPECTION_DISABLED"}
+                return Prepared(None, [_located(e, code, extra) for e in errors])
         return Prepared(document, None)
 
     # ------------------------------------------------------------------ HTTP
     async def handle(self, request: Request) -> Response:
         if request.method == "POST":
             body = await read_json(request, self.folio.settings.max_body_bytes)
-            if not isinstance(body, dict):
-                return self._bad_request("POST body must be a JSON object")
+            if isinstance(body, list):
+                return self._bad_request("Operation batching disabled.")
+            if not isinstance(body, dict) or not body:
+                return self._bad_request(
+                    "POST body missing, invalid Content-Type, or JSON object has no keys."
+                )
             query = body.get("query")
             variables = body.get("variables")
             operation = body.get("operationName")
@@ -318,18 +334,21 @@ class GraphQLEndpoint:
         if name is not None:
             found = prepared.operations.get(name)
             if found is None:
-                return self._bad_request(f'Unknown operation named "{name}".')
+                return self._bad_request(
+                    f'Unknown operation named "{name}".', "OPERATION_RESOLUTION_FAILURE"
+                )
             return found
         if len(prepared.operations) != 1:
             return self._bad_request(
-                "Must provide operation name if query contains multiple operations."
+                "Must provide operation name if query contains multiple operations.",
+                "OPERATION_RESOLUTION_FAILURE",
             )
         return next(iter(prepared.operations.values()))
 
     def _result(self, result: ExecutionResult) -> Response:
         if result.errors and result.data is None and all(e.path is None for e in result.errors):
             # the variables do not fit their types: a request error
-            errors = [_located(e, "BAD_USER_INPUT") for e in result.errors]
+            errors = [_located(e, "BAD_USER_INPUT", quote=True) for e in result.errors]
             return _json({"errors": errors}, 400)
         body: dict[str, Any] = {}
         if result.errors:
@@ -338,5 +357,5 @@ class GraphQLEndpoint:
         return _json(body)
 
     @staticmethod
-    def _bad_request(message: str) -> Response:
-        return _json({"errors": [{"message": message, "extensions": {"code": "BAD_REQUEST"}}]}, 400)
+    def _bad_request(message: str, code: str = "BAD_REQUEST") -> Response:
+        return _json({"errors": [{"message": message, "extensions": {"code": code}}]}, 400)

@@ -63,10 +63,17 @@ def operators(raw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# `limit: -1` asks for every entry (as many as the limits allow)
+EVERY = str(2**31 - 1)
+
+
 def pagination_params(raw: dict[str, Any] | None) -> dict[str, str] | None:
+    """A `PaginationArg` value as REST `pagination`."""
     if not raw:
         return None
-    return {k: str(v) for k, v in raw.items() if v is not None}
+    return {
+        k: EVERY if k == "limit" and v == -1 else str(v) for k, v in raw.items() if v is not None
+    }
 
 
 class Planner:

@@ -22,7 +22,7 @@ from folio.errors import (
     ValidationError,
 )
 from folio.http.graphql.plan import Planner, pagination_params, unwrap
-from folio.schema.builtins import USER_UID
+from folio.schema.builtins import FILE_UID, USER_UID
 from folio.schema.model import Component, ContentType, Schema
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 Resolver = Callable[..., Any]
 UP = "plugin::users-permissions"
 UPLOAD = "plugin::upload.content-api"
+LOCALES = "plugin::i18n.locales.listLocales"
 
 
 @dataclass
@@ -106,6 +107,13 @@ class Resolvers:
                 self.type_names[schema.uid] = name
 
     # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def action(ct: ContentType, name: str) -> str:
+        """The permission of an action on a type, named as its REST route names it."""
+        if ct.uid == FILE_UID:
+            return f"{UPLOAD}.{name}"
+        return f"{ct.uid}.{name}"
+
     @staticmethod
     def allow(info: GraphQLResolveInfo, action: str) -> Context:
         ctx: Context = info.context
@@ -196,7 +204,7 @@ class Resolvers:
 
     # ------------------------------------------------------------------ content types
     def find(self, ct: ContentType) -> Resolver:
-        action = f"{ct.uid}.find"
+        action = self.action(ct, "find")
 
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
             ctx = self.allow(info, action)
@@ -210,7 +218,7 @@ class Resolvers:
         return resolve
 
     def connection(self, ct: ContentType) -> Resolver:
-        action = f"{ct.uid}.find"
+        action = self.action(ct, "find")
 
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
             ctx = self.allow(info, action)
@@ -231,7 +239,7 @@ class Resolvers:
         return resolve
 
     def find_one(self, ct: ContentType) -> Resolver:
-        action = f"{ct.uid}.findOne"
+        action = self.action(ct, "findOne")
 
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
             ctx = self.allow(info, action)
@@ -275,7 +283,10 @@ class Resolvers:
             params = self._write_params(ct, info, args)
             data = self.input_data(ct, args["data"])
             document_id = None if ct.is_single else str(args["documentId"])
-            return await self.documents.update(ct, document_id, data, params, ctx.principal)
+            try:
+                return await self.documents.update(ct, document_id, data, params, ctx.principal)
+            except NotFoundError:
+                return None  # an unknown document: null, as the reference answers
 
         return resolve
 
@@ -290,7 +301,7 @@ class Resolvers:
                     ct, None, {"fields": [], "status": "draft", **params}, _open()
                 )
                 if found is None:
-                    raise NotFoundError()
+                    raise NotFoundError("Document not found")
                 document_id = str(found["documentId"])
                 await self.documents.delete(ct, None, params, ctx.principal)
             else:
@@ -380,23 +391,22 @@ class Resolvers:
             for loc in self.folio.settings.locales
         ]
 
-    def _locales_allowed(self, info: GraphQLResolveInfo) -> None:
-        # the locales are public knowledge (the reference's i18n routes need no permission)
-        return None
-
     async def locale(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, LOCALES)
         for doc in self._locale_docs():
             if doc["documentId"] == str(args["documentId"]):
                 return doc
         return None
 
     async def locales(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, LOCALES)
         docs = [d for d in self._locale_docs() if _matches(d, args.get("filters"))]
         if args.get("sort"):
             docs = _sorted(docs, [s for s in args["sort"] if s])
         return self._page(docs, args.get("pagination"))
 
     async def locales_connection(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        self.allow(info, LOCALES)
         docs = [d for d in self._locale_docs() if _matches(d, args.get("filters"))]
         page = parse_pagination(pagination_params(args.get("pagination")), self.list_limits)
         return {

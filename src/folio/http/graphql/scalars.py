@@ -94,18 +94,22 @@ LONG = GraphQLScalarType(
     description=("The `BigInt` scalar type represents non-fractional signed whole numeric values."),
 )
 
-LOCALE_CODE = _string_scalar(
-    "I18NLocaleCode", "A string used to identify an i18n locale", "a locale code"
-)
 
-
-def zone_input(name: str) -> GraphQLScalarType:
-    """The input of a dynamic zone entry: an object naming its `__component`."""
+def zone_input(name: str, members: dict[str, str]) -> GraphQLScalarType:
+    """The input of a dynamic zone entry: an object naming its component by GraphQL type
+    in `__typename` (`members`: type name -> component uid), as the reference reads it; a
+    `__component` given as well wins."""
+    expected = ", ".join(members)
 
     def parse_value(value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise GraphQLError(f"{name} expects an object with a __component key")
-        return value
+            raise GraphQLError(f"Component not found. expected one of: {expected}")
+        uid = members.get(str(value.get("__typename")))
+        if uid is None:
+            raise GraphQLError(f"Component not found. expected one of: {expected}")
+        entry = {k: v for k, v in value.items() if k != "__typename"}
+        entry.setdefault("__component", uid)
+        return entry
 
     def parse_literal(node: ValueNode, variables: dict[str, Any] | None = None) -> Any:
         return parse_value(value_from_ast_untyped(node, variables))
@@ -115,4 +119,30 @@ def zone_input(name: str) -> GraphQLScalarType:
     )
 
 
-SCALARS = (JSON, DATETIME, TIME, DATE, LONG, LOCALE_CODE)
+def locale_code(codes: frozenset[str]) -> GraphQLScalarType:
+    """`I18NLocaleCode`: a configured locale code (or `*`, every locale); written in the
+    document, another code is refused when the document is validated, as the reference
+    refuses it."""
+
+    def parse_value(value: Any) -> str:
+        if not isinstance(value, str):
+            raise GraphQLError(f"I18NLocaleCode cannot represent a non string value: {value!r}")
+        return value
+
+    def parse_literal(node: ValueNode, _variables: dict[str, Any] | None = None) -> str:
+        if not isinstance(node, StringValueNode):
+            raise GraphQLError("I18NLocaleCode cannot represent a non string value", node)
+        if node.value != "*" and node.value not in codes:
+            raise GraphQLError("Unknown locale supplied", node)
+        return node.value
+
+    return GraphQLScalarType(
+        "I18NLocaleCode",
+        serialize=parse_value,
+        parse_value=parse_value,
+        parse_literal=parse_literal,
+        description="A string used to identify an i18n locale",
+    )
+
+
+SCALARS = (JSON, DATETIME, TIME, DATE, LONG)

@@ -36,7 +36,7 @@ from graphql import (
 )
 
 from folio.http.graphql import names
-from folio.http.graphql.scalars import DATE, DATETIME, JSON, LOCALE_CODE, LONG, TIME, zone_input
+from folio.http.graphql.scalars import DATE, DATETIME, JSON, LONG, TIME, locale_code, zone_input
 from folio.schema.builtins import FILE_UID, ROLE_UID, USER_UID
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 
@@ -141,8 +141,15 @@ def relation_target(registry: Registry, attr: Attribute) -> ContentType | None:
 
 
 class SchemaBuilder:
-    def __init__(self, registry: Registry, resolvers: Resolvers, settings: GraphQLSettings):
+    def __init__(
+        self,
+        registry: Registry,
+        resolvers: Resolvers,
+        settings: GraphQLSettings,
+        locales: frozenset[str] = frozenset(),
+    ):
         self.registry = registry
+        self.locale_code = locale_code(locales)
         self.resolvers = resolvers
         self.settings = settings
         self.types: dict[str, GraphQLNamedType] = {}
@@ -526,7 +533,11 @@ class SchemaBuilder:
                 zone_name = f"{owner}{names.pascal(attr.name)}DynamicZoneInput"
                 scalar = self.types.get(zone_name)
                 if scalar is None:
-                    scalar = self.types[zone_name] = zone_input(zone_name)
+                    members = {
+                        names.component_name(self.registry.components[uid]): uid
+                        for uid in attr.components
+                    }
+                    scalar = self.types[zone_name] = zone_input(zone_name, members)
                 kind = GraphQLList(GraphQLNonNull(scalar))
             if kind is not None:
                 out[attr.name] = GraphQLInputField(kind)
@@ -574,7 +585,7 @@ class SchemaBuilder:
         args["hasPublishedVersion"] = GraphQLArgument(GraphQLBoolean)
         args["publicationFilter"] = GraphQLArgument(self.publication_filter())
         if ct.localized:
-            args["locale"] = GraphQLArgument(LOCALE_CODE, description=LOCALE_DESCRIPTION)
+            args["locale"] = GraphQLArgument(self.locale_code, description=LOCALE_DESCRIPTION)
         return args
 
     def queries(self) -> dict[str, GraphQLField]:
@@ -684,7 +695,7 @@ class SchemaBuilder:
             args["status"] = GraphQLArgument(self.status_enum(), default_value="published")
             args["data"] = GraphQLArgument(GraphQLNonNull(self.input_type(ct)))
         if ct.localized:
-            args["locale"] = GraphQLArgument(LOCALE_CODE, description=LOCALE_DESCRIPTION)
+            args["locale"] = GraphQLArgument(self.locale_code, description=LOCALE_DESCRIPTION)
         return args
 
     def mutations(self) -> dict[str, GraphQLField]:
