@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from asyncio import gather
 from collections import OrderedDict
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,11 @@ from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
+    GraphQLEnumType,
     GraphQLError,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLScalarType,
     GraphQLSchema,
     Node,
     OperationDefinitionNode,
@@ -32,7 +37,9 @@ from graphql import (
     parse,
     validate,
 )
-from graphql.error import GraphQLSyntaxError
+from graphql.error import GraphQLSyntaxError, located_error
+from graphql.execution import ExecutionContext
+from graphql.pyutils import Path, Undefined
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -95,6 +102,137 @@ def _located(
         out["locations"] = [{"line": loc.line, "column": loc.column} for loc in error.locations]
     out["extensions"] = {"code": code, **(extra or {})}
     return out
+
+
+# ---------------------------------------------------------------------- execution
+class _Leaf:
+    """A field read straight out of a loaded document: a scalar (`serialize`) or an
+    object (`object_type`: a to-one relation, media or component)."""
+
+    __slots__ = ("nullable", "object_type", "return_type", "serialize")
+
+    def __init__(
+        self,
+        return_type: Any,
+        nullable: bool,
+        serialize: Any = None,
+        object_type: GraphQLObjectType | None = None,
+    ) -> None:
+        self.return_type = return_type
+        self.nullable = nullable
+        self.serialize = serialize
+        self.object_type = object_type
+
+
+_LEAVES: dict[int, tuple[GraphQLObjectType, dict[str, _Leaf]]] = {}
+
+
+def _leaves(kind: GraphQLObjectType) -> dict[str, _Leaf]:
+    """The fields of an object type that read a scalar straight out of a loaded document
+    (no resolver, no arguments)."""
+    found = _LEAVES.get(id(kind))
+    if found is None:
+        leaves: dict[str, _Leaf] = {}
+        for name, field in kind.fields.items():
+            if field.resolve is not None or field.args:
+                continue
+            inner = field.type
+            nullable = not isinstance(inner, GraphQLNonNull)
+            if not nullable:
+                inner = inner.of_type
+            if isinstance(inner, GraphQLScalarType | GraphQLEnumType):
+                leaves[name] = _Leaf(field.type, nullable, serialize=inner.serialize)
+            elif isinstance(inner, GraphQLObjectType) and inner.is_type_of is None:
+                leaves[name] = _Leaf(field.type, nullable, object_type=inner)
+        found = _LEAVES[id(kind)] = (kind, leaves)
+    return found[1]
+
+
+class Execution(ExecutionContext):
+    """graphql-core's execution, with the scalar fields of loaded documents completed
+    directly (they are most of a response): a value the field's type cannot carry, or a
+    null in a non-null field, takes the usual path and its error."""
+
+    def execute_fields(
+        self,
+        parent_type: GraphQLObjectType,
+        source_value: Any,
+        path: Any,
+        fields: dict[str, list[FieldNode]],
+    ) -> Any:
+        if not isinstance(source_value, dict):
+            return super().execute_fields(parent_type, source_value, path, fields)
+        leaves = _leaves(parent_type)
+        results: dict[str, Any] = {}
+        is_awaitable = self.is_awaitable
+        pending: list[str] = []
+        for response_name, field_nodes in fields.items():
+            leaf = leaves.get(field_nodes[0].name.value)
+            if leaf is not None:
+                value = source_value.get(field_nodes[0].name.value)
+                if value is None:
+                    if leaf.nullable:
+                        results[response_name] = None
+                        continue
+                elif leaf.object_type is not None:
+                    if isinstance(value, dict):
+                        field_path = Path(path, response_name, parent_type.name)
+                        result = self._object(leaf, field_nodes, field_path, value)
+                        results[response_name] = result
+                        if is_awaitable(result):
+                            pending.append(response_name)
+                        continue
+                else:
+                    try:
+                        out = leaf.serialize(value)
+                    except Exception:
+                        out = None
+                    if out is not None and out is not Undefined:
+                        results[response_name] = out
+                        continue
+            result = self.execute_field(
+                parent_type, source_value, field_nodes, Path(path, response_name, parent_type.name)
+            )
+            if result is not Undefined:
+                results[response_name] = result
+                if is_awaitable(result):
+                    pending.append(response_name)
+        if not pending:
+            return results
+
+        async def gathered() -> dict[str, Any]:
+            done = await gather(*(results[name] for name in pending))
+            results.update(zip(pending, done, strict=True))
+            return results
+
+        return gathered()
+
+    def _object(
+        self, leaf: _Leaf, field_nodes: list[FieldNode], path: Path, value: dict[str, Any]
+    ) -> Any:
+        """A loaded object's fields, with the error handling of a resolved field."""
+        assert leaf.object_type is not None
+        try:
+            sub = self.collect_subfields(leaf.object_type, field_nodes)
+            completed = self.execute_fields(leaf.object_type, value, path, sub)
+        except Exception as raw:
+            self.handle_field_error(
+                located_error(raw, field_nodes, path.as_list()), leaf.return_type
+            )
+            return None
+        if not self.is_awaitable(completed):
+            return completed
+
+        async def awaited() -> Any:
+            try:
+                return await completed
+            except Exception as raw:
+                self.handle_field_error(
+                    located_error(raw, field_nodes, path.as_list()), leaf.return_type
+                )
+                return None
+
+        return awaited()
 
 
 # ---------------------------------------------------------------------- validation rules
@@ -323,6 +461,7 @@ class GraphQLEndpoint:
             context_value=context,
             variable_values=variables,
             operation_name=operation,
+            execution_context_class=Execution,
         )
         if not isinstance(result, ExecutionResult):
             result = await result
