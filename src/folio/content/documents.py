@@ -26,7 +26,7 @@ from folio.content.params import (
     parse_status,
 )
 from folio.content.populate import PopulateParser
-from folio.content.query import Pagination, Query
+from folio.content.query import PUBLICATION_FILTERS, Group, Node, Pagination, Query, Versions
 from folio.content.sql.reads import Reads
 from folio.content.sql.writes import Writes
 from folio.content.visibility import check_visible, prune_populate, sort_paths
@@ -91,6 +91,10 @@ class QueryParser:
                 check_visible(ct, sort_paths(params["sort"]), visible, self.registry, [], "sort")
             if filters is not None:
                 query.filters = self._filters.parse(ct, filters)
+            versions = parse_versions(ct, params)
+            if versions:
+                parts = [query.filters, *versions] if query.filters is not None else versions
+                query.filters = parts[0] if len(parts) == 1 else Group("AND", parts)
         populate = params.get("populate")
         if populate is not None:
             query.populate = prune_populate(self._populate.parse(ct, populate, []), visible)
@@ -284,6 +288,37 @@ def pick(doc: dict[str, Any], query: Query) -> dict[str, Any]:
     for name in [*query.fields, *(query.populate or ())]:
         if name in doc:
             out[name] = doc[name]
+    return out
+
+
+BOOLEAN = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}
+
+
+def parse_versions(ct: ContentType, params: Mapping[str, Any]) -> list[Node]:
+    """`hasPublishedVersion` (a boolean) and `publicationFilter` (a publication filter's
+    name) as filter nodes; both mean nothing on a type without Draft & Publish."""
+    out: list[Node] = []
+    has = params.get("hasPublishedVersion")
+    if has is not None:
+        value = has if isinstance(has, bool) else BOOLEAN.get(str(has).lower())
+        if value is None:
+            raise ValidationError(
+                "Invalid hasPublishedVersion parameter. Expected a boolean",
+                {"source": "query", "param": "hasPublishedVersion"},
+            )
+        if ct.draft_and_publish:
+            out.append(Versions(ct, "has_published_version" if value else "never_published"))
+    kind = params.get("publicationFilter")
+    if kind is not None:
+        name = str(kind).lower()
+        if name not in PUBLICATION_FILTERS:
+            raise ValidationError(
+                f"Invalid publicationFilter parameter. Expected one of: "
+                f"{', '.join(sorted(PUBLICATION_FILTERS))}",
+                {"source": "query", "param": "publicationFilter"},
+            )
+        if ct.draft_and_publish:
+            out.append(Versions(ct, name))
     return out
 
 

@@ -107,7 +107,35 @@ class Rel:
         self.child = child
 
 
-Node = Cond | Group | Not | Rel
+# publication filters: which documents' versions a read keeps, by the versions they have
+PUBLICATION_FILTERS = frozenset(
+    {
+        "never_published",
+        "has_published_version",
+        "modified",
+        "unmodified",
+        "never_published_document",
+        "has_published_version_document",
+        "published_without_draft",
+        "published_with_draft",
+    }
+)
+
+
+class Versions:
+    """Versions of documents of a Draft & Publish type by the other versions of the same
+    document: `never_published` / `has_published_version` (in the version's locale, or in
+    any with the `_document` forms), `modified` / `unmodified` (the draft differs from the
+    published version, or not), `published_with(out)_draft`."""
+
+    __slots__ = ("ct", "kind")
+
+    def __init__(self, ct: ContentType, kind: str) -> None:
+        self.ct = ct
+        self.kind = kind
+
+
+Node = Cond | Group | Not | Rel | Versions
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from folio.content.query import Cond, FieldRef, Group, Node, Rel
+from folio.content.query import Cond, FieldRef, Group, Node, Rel, Versions
 from folio.content.sql.joins import link_join, published
 from folio.content.sql.operators import LIST, OPERATORS, PAIR
 from folio.schema.model import ContentType
@@ -39,6 +39,8 @@ def shape_of(node: Node, status: str, has_locale: bool) -> Shape:
             has_locale,
             shape_of(node.child, status, has_locale),
         )
+    if isinstance(node, Versions):
+        return ("v", node.ct, node.kind)
     return ("n", shape_of(node.child, status, has_locale))
 
 
@@ -67,7 +69,7 @@ def params_of(node: Node, shape: Shape, dialect: str, locale: str | None, out: l
         params_of(node.child, shape[-1], dialect, locale, out)
         if null_value(shape[-1]) is True:
             out.extend(own)  # the documents without any target
-    else:
+    elif not isinstance(node, Versions):
         params_of(node.child, shape[1], dialect, locale, out)
 
 
@@ -96,6 +98,8 @@ def where_sql(shape: Shape, dialect: str, alias: str) -> str:
         return "(" + joiner.join(where_sql(s, dialect, alias) for s in shape[2]) + ")"
     if tag == "r":
         return _related_sql(shape, dialect, alias)
+    if tag == "v":
+        return _versions_sql(shape[1], shape[2], alias)
     if tag == "n":
         # plain SQL NOT: a row whose field is NULL matches neither a condition nor its
         # negation, as the reference answers
@@ -130,6 +134,36 @@ def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
     return f"({matched} OR {head} NOT IN (SELECT {picked} FROM {join.frm}{where}))"
 
 
+def _versions_sql(ct: ContentType, kind: str, alias: str) -> str:
+    """A publication filter as a correlated EXISTS over the other versions of the row's
+    document (in its locale, or in any for the `_document` forms)."""
+    v = alias + "v"
+    locale = f" AND {v}.locale = {alias}.locale" if ct.localized else ""
+
+    def exists(cond: str, any_locale: bool = False) -> str:
+        return (
+            f'EXISTS (SELECT 1 FROM "{ct.table}" {v} WHERE {v}.document_id = {alias}.document_id'
+            f"{'' if any_locale else locale} AND {cond})"
+        )
+
+    published_ = f"{v}.published_at IS NOT NULL"
+    other = f"{v}.id <> {alias}.id"
+    return {
+        "never_published": f"NOT {exists(published_)}",
+        "has_published_version": exists(published_),
+        "never_published_document": f"NOT {exists(published_, True)}",
+        "has_published_version_document": exists(published_, True),
+        "modified": exists(f"{other} AND {v}.updated_at <> {alias}.updated_at"),
+        "unmodified": exists(f"{other} AND {v}.updated_at = {alias}.updated_at"),
+        "published_without_draft": (
+            f"({alias}.published_at IS NOT NULL AND NOT {exists(f'{v}.published_at IS NULL')})"
+        ),
+        "published_with_draft": (
+            f"({alias}.published_at IS NOT NULL AND {exists(f'{v}.published_at IS NULL')})"
+        ),
+    }[kind]
+
+
 def null_value(shape: Shape) -> bool | None:
     """The value of a condition on a missing row (every field NULL), in SQL's three-valued
     logic: True, False or None (unknown)."""
@@ -149,6 +183,8 @@ def null_value(shape: Shape) -> bool | None:
     if tag == "n":
         value = null_value(shape[1])
         return None if value is None else not value
+    if tag == "v":
+        return None
     return null_value(shape[-1])  # a nested relation: missing as well
 
 

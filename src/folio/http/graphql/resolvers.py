@@ -19,7 +19,6 @@ from folio.errors import (
     ForbiddenError,
     NotFoundError,
     UnauthorizedError,
-    ValidationError,
 )
 from folio.http.graphql.plan import Planner, pagination_params, unwrap
 from folio.schema.builtins import FILE_UID, USER_UID
@@ -152,11 +151,9 @@ class Resolvers:
         params["status"] = args.get("status") or "published"
         if args.get("locale") is not None:
             params["locale"] = args["locale"]
-        if args.get("hasPublishedVersion") is not None or args.get("publicationFilter"):
-            raise ValidationError(
-                "hasPublishedVersion and publicationFilter are not supported",
-                {"source": "graphql"},
-            )
+        for name in ("hasPublishedVersion", "publicationFilter"):
+            if args.get(name) is not None:
+                params[name] = args[name]
         return params
 
     @staticmethod
@@ -244,6 +241,12 @@ class Resolvers:
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
             ctx = self.allow(info, action)
             obj = unwrap(info.return_type)
+            if args.get("hasPublishedVersion") is not None or args.get("publicationFilter"):
+                # a version chosen by the versions its document has: a list of one
+                one = self.read_params(ct, info, args, obj, info.field_nodes)
+                one["filters"] = {"documentId": {"$eq": str(args["documentId"])}}
+                page = await self.documents.find(ct, one, ctx.principal, limits=self.list_limits)
+                return page.documents[0] if page.documents else None
             params = LazyParams(lambda: self.read_params(ct, info, args, obj, info.field_nodes))
             return await self.documents.find_one(
                 ct, str(args["documentId"]), params, ctx.principal, key=self._key(info)
