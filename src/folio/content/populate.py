@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from folio.content.filters import FilterParser
-from folio.content.params import parse_fields, parse_sort
+from folio.content.params import Limits, parse_fields, parse_pagination, parse_sort
 from folio.content.query import Populate
 from folio.errors import ValidationError, invalid_key
 from folio.schema.builtins import FILE_UID
@@ -38,7 +38,9 @@ def _has_localizations(schema: ContentType) -> bool:
 
 TRUE = frozenset({"true", "*", "1", "t"})
 FALSE = frozenset({"false", "0", "f"})
-POPULATE_KEYS = frozenset({"fields", "filters", "sort", "populate", "on", "count"})
+POPULATE_KEYS = frozenset({"fields", "filters", "sort", "populate", "on", "count", "pagination"})
+# a populated relation's page: every entry unless `pagination` says otherwise
+EVERY = Limits(default=2**31 - 1, maximum=0, with_count=False)
 # `count` takes the boolean spellings of populate values (not `*`)
 COUNT_VALUES = {**dict.fromkeys(TRUE - {"*"}, True), **dict.fromkeys(FALSE, False)}
 
@@ -188,14 +190,22 @@ class PopulateParser:
                     comp = self.registry.components[uid]
                     entry.on[uid] = self.star(comp) if nested in ("*", "true") else {}
             return entry
-        if target is None:  # media: `fields` selects the file fields, as for relations
+        if target is None:  # media: fields, filters and sort over the file records
+            files = self.registry.content_types[FILE_UID]
             if "fields" in raw:
-                entry.fields = parse_fields(self.registry.content_types[FILE_UID], raw["fields"])
+                entry.fields = parse_fields(files, raw["fields"])
+            if "sort" in raw:
+                entry.sort = parse_sort(files, raw["sort"])
+            if raw.get("filters") is not None:
+                entry.filters = FilterParser(self.registry).parse(files, raw["filters"])
             return entry
         if "fields" in raw:
             entry.fields = parse_fields(target, raw["fields"])
         if "sort" in raw and isinstance(target, ContentType):
             entry.sort = parse_sort(target, raw["sort"])
+        if raw.get("pagination") is not None and attr.type == "relation":
+            page = parse_pagination(raw["pagination"], EVERY)
+            entry.start, entry.limit = page.offset, page.size
         if raw.get("filters") is not None:
             entry.filters = FilterParser(self.registry).parse(target, raw["filters"])
         nested = raw.get("populate")

@@ -185,6 +185,9 @@ class Populate:
     only_on: bool = False
     # `count=true`: a relation or component answers {"count": n} instead of its entries
     count: bool = False
+    # `pagination`: a relation's entries from `start`, at most `limit` per document
+    start: int = 0
+    limit: int | None = None
 
 
 @dataclass

@@ -259,7 +259,7 @@ async def delete_file(folio: Folio, raw_id: str) -> dict[str, Any]:
 async def update_file_info(folio: Folio, raw_id: str, info: dict[str, Any]) -> dict[str, Any]:
     """A file's information (name, alternativeText, caption), its bytes unchanged."""
     doc = await _file_record(folio, raw_id)
-    [given] = _infos([info], 1, strict=False)
+    [given] = _infos([orjson.dumps(info).decode()], 1, strict=False)
     values = {k: v for k, v in given.items() if k != "folder"}
     return await folio.documents.writes.update(
         folio.registry.content_types[FILE_UID], str(doc["documentId"]), values

@@ -168,9 +168,18 @@ class Populator:
         order = join.order
         if entry.sort:
             order = ", ".join(self._order(key_, ctx) for key_ in entry.sort) + ", " + order
-        rows = yield query(
-            f"SELECT {sel.sql}, {parent} {joined} ORDER BY {parent}, {order}, l.id", params
-        )
+        if entry.limit is not None:
+            # each document's page, ranked in the database
+            rows = yield query(
+                f"SELECT * FROM (SELECT {sel.sql}, ROW_NUMBER() OVER (PARTITION BY {parent} "
+                f"ORDER BY {order}, l.id) AS rank__, {parent} AS parent__ {joined}) q "
+                "WHERE q.rank__ > ? AND q.rank__ <= ? ORDER BY q.parent__, q.rank__",
+                [*params, entry.start, entry.start + entry.limit],
+            )
+        else:
+            rows = yield query(
+                f"SELECT {sel.sql}, {parent} {joined} ORDER BY {parent}, {order}, l.id", params
+            )
         found = sel.grouped(rows)
         owner = target.attributes[attr.mapped_by] if attr.mapped_by is not None else None
         many = attr.to_many(owner)
@@ -264,11 +273,18 @@ class Populator:
         attr = entry.attr
         sel = self.selection(self.file_type, entry.fields)
         keys = sorted({int(d["id"]) for d in docs})
+        params: list[Any] = [schema.uid, attr.name, *keys]
+        narrow = ""
+        if entry.filters is not None:
+            text, more = compile_where(entry.filters, self.dialect, "t")
+            narrow = f" AND {text}"
+            params.extend(more)
+        order = "".join(self._order(k, ReadContext("published", None)) + ", " for k in entry.sort)
         rows = yield query(
             f'SELECT {sel.sql}, m.related_id FROM "{FILES_LINK_TABLE}" m JOIN "{FILES_TABLE}" t '
             f"ON t.id = m.file_id WHERE m.related_type = ? AND m.field = ? AND m.related_id IN "
-            f"({_marks(len(keys))}) ORDER BY m.related_id, m.position",
-            [schema.uid, attr.name, *keys],
+            f"({_marks(len(keys))}){narrow} ORDER BY m.related_id, {order}m.position",
+            params,
         )
         found = sel.grouped(rows)
         for doc in docs:

@@ -68,7 +68,7 @@ def production() -> bool:
 
 
 def _json(body: Any, status: int = 200) -> Response:
-    return Response(orjson.dumps(body), status, media_type="application/json")
+    return Response(orjson.dumps(body), status, media_type=JSON_TYPE)
 
 
 class Prepared:
@@ -90,8 +90,10 @@ _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 
 
 def quoted(message: str) -> str:
-    """graphql-core quotes names with ' where the reference's library uses \"."""
-    return _QUOTED.sub(lambda m: '"' + m.group(1) + '"', message)
+    """graphql-core's messages as the reference's library words them: names in double
+    quotes, null for None."""
+    message = _QUOTED.sub(lambda m: '"' + m.group(1) + '"', message)
+    return message.replace("value None", "value null").replace("to be None.", "to be null.")
 
 
 def _located(
@@ -417,13 +419,22 @@ class GraphQLEndpoint:
                 return self._bad_request("Variables are invalid JSON.")
         else:
             raise MethodNotAllowedError()
+        if query is not None and not isinstance(query, str):
+            return self._bad_request("GraphQL queries must be strings.")
         if not isinstance(query, str) or not query.strip():
             return self._bad_request(
                 "GraphQL operations must contain a non-empty `query` or a `persistedQuery` "
                 "extension."
             )
         if variables is not None and not isinstance(variables, dict):
-            return self._bad_request("`variables` in a POST body should be provided as an object.")
+            return self._bad_request(
+                "`variables` in a POST body should be provided as an object"
+                + (
+                    ", not a recursively JSON-encoded string."
+                    if isinstance(variables, str)
+                    else "."
+                )
+            )
         if operation is not None and not isinstance(operation, str):
             return self._bad_request("`operationName` in a POST body must be a string if provided.")
         # an invalid credential is refused before the operation runs (REST envelope)
@@ -439,8 +450,8 @@ class GraphQLEndpoint:
                 {
                     "errors": [
                         {
-                            "message": "GET requests can only run queries: send mutations "
-                            "with POST.",
+                            "message": "GET requests only support query operations, not "
+                            f"{operation_node.operation.value} operations",
                             "extensions": {"code": "BAD_REQUEST"},
                         }
                     ]

@@ -22,8 +22,9 @@ from graphql import (
 from graphql.execution.collect_fields import collect_sub_fields
 from graphql.execution.values import get_argument_values
 
+from folio.content.params import Limits, parse_pagination
 from folio.content.populate import LOCALIZATIONS
-from folio.errors import ValidationError
+from folio.errors import PaginationError, ValidationError
 from folio.schema.model import Component, ContentType, Registry, Schema
 
 CONNECTION = "_connection"
@@ -79,9 +80,10 @@ def pagination_params(raw: dict[str, Any] | None) -> dict[str, str] | None:
 class Planner:
     """Selection sets -> `fields` and `populate` parameters; filter inputs -> `filters`."""
 
-    def __init__(self, registry: Registry, owners: dict[str, Schema]) -> None:
+    def __init__(self, registry: Registry, owners: dict[str, Schema], limits: Limits) -> None:
         self.registry = registry
         self.owners = owners
+        self.limits = limits
 
     def filters(self, schema: Schema, raw: dict[str, Any] | None) -> dict[str, Any]:
         """A `<Type>FiltersInput` value as REST `filters`."""
@@ -185,6 +187,8 @@ class Planner:
             filters = self.filters(comp, args.get("filters"))
             if filters:
                 entry["filters"] = filters
+            if args.get("sort"):
+                entry.pop("fields", None)  # sorted by the resolver: every field is read
             _merge(populate, base, entry, name)
         elif attr.type == "dynamiczone":
             union = unwrap(field.type)
@@ -209,18 +213,28 @@ class Planner:
         populate: dict[str, Any],
     ) -> None:
         target = unwrap(field.type)
+        args = get_argument_values(field, nodes[0], info.variable_values) if field.args else {}
         if name.endswith(CONNECTION):
             nodes, _ = self.nodes_of(info, target, nodes)
             target = unwrap(target.fields["nodes"].type)
         entry = self.selection(info, target, nodes) if nodes else {"fields": [], "populate": {}}
         if field.args:
-            args = get_argument_values(field, nodes[0], info.variable_values) if nodes else {}
             target_schema = self.owners[target.name]
             filters = self.filters(target_schema, args.get("filters"))
             if filters:
                 entry["filters"] = filters
             if args.get("sort"):
                 entry["sort"] = list(args["sort"])
+            attr = schema.attributes.get(base)
+            if attr is not None and attr.type == "relation":
+                # each document's page is read in the database (a pagination error is the
+                # field's, raised by its resolver)
+                try:
+                    page = parse_pagination(pagination_params(args.get("pagination")), self.limits)
+                except PaginationError:
+                    pass
+                else:
+                    entry["pagination"] = {"start": str(page.offset), "limit": str(page.size)}
         _merge(populate, base, entry, name)
 
 
@@ -234,12 +248,12 @@ def _component_type_name(owners: dict[str, Schema], uid: str) -> str:
 def _merge(populate: dict[str, Any], key: str, entry: dict[str, Any], name: str) -> None:
     """Adds a populated field; a field selected more than once (aliases, `x` and
     `x_connection`) is read once with the union of the selections, so its reads must
-    agree on filters and sort."""
+    agree on filters, sort and pagination."""
     found = populate.get(key)
     if found is None:
         populate[key] = entry
         return
-    for arg in ("filters", "sort"):
+    for arg in ("filters", "sort", "pagination"):
         if found.get(arg) != entry.get(arg):
             raise ValidationError(
                 f"{name} is selected more than once with different {arg}",

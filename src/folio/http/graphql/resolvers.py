@@ -90,15 +90,16 @@ class Resolvers:
         self.settings = settings
         caps = [n for n in (settings.max_limit, settings.amount_limit) if n > 0]
         maximum = min(caps) if caps else 0
-        self.list_limits = Limits(settings.default_limit, maximum, with_count=False)
-        self.count_limits = Limits(settings.default_limit, maximum, with_count=True)
+        default = min(settings.default_limit, maximum) if maximum else settings.default_limit
+        self.list_limits = Limits(default, maximum, with_count=False)
+        self.count_limits = Limits(default, maximum, with_count=True)
         self.planner: Planner | None = None
         self.component_types: dict[str, str] = {}
         self.type_names: dict[str, str] = {}
 
     def bind(self, owners: dict[str, Schema]) -> None:
         """Called once the schema is built: the model behind each object type."""
-        self.planner = Planner(self.folio.registry, owners)
+        self.planner = Planner(self.folio.registry, owners, self.list_limits)
         for name, schema in owners.items():
             if isinstance(schema, Component):
                 self.component_types[schema.uid] = name
@@ -231,6 +232,10 @@ class Resolvers:
             out: dict[str, Any] = {"nodes": page.documents}
             if with_info:
                 out["pageInfo"] = page_info(page.pagination, page.total)
+                if (args.get("pagination") or {}).get("limit") == -1:
+                    # every entry asked for: the page is as large as what it holds
+                    size = max(min(page.pagination.size, page.total), 1)
+                    out["pageInfo"].update(pageSize=size, pageCount=1 if page.total else 0)
             return out
 
         return resolve
@@ -319,21 +324,26 @@ class Resolvers:
         page = parse_pagination(pagination_params(pagination), self.list_limits)
         return items[page.offset : page.offset + page.size]
 
-    def relation_list(self, name: str) -> Resolver:
+    def relation_list(self, name: str, paged: bool = False) -> Resolver:
+        """A to-many field's entries (`paged`: its page was read in the database)."""
+
         def resolve(
             parent: Any, _info: GraphQLResolveInfo, pagination: Any = None, **_: Any
         ) -> Any:
+            if paged:
+                # read in the database; its pagination errors are this field's
+                parse_pagination(pagination_params(pagination), self.list_limits)
             items = parent.get(name)
             if not items:
                 return []
             if not isinstance(items, list):
                 items = [items]
-            return self._page(items, pagination)
+            return items if paged else self._page(items, pagination)
 
         return resolve
 
-    def relation_connection(self, name: str) -> Resolver:
-        list_ = self.relation_list(name)
+    def relation_connection(self, name: str, paged: bool = False) -> Resolver:
+        list_ = self.relation_list(name, paged)
 
         def resolve(parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
             return {"nodes": list_(parent, info, **args)}
@@ -418,8 +428,9 @@ class Resolvers:
         }
 
     # ------------------------------------------------------------------ upload
-    async def update_file(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        ctx = self.allow(info, f"{UPLOAD}.upload")
+    async def update_file(self, _root: Any, resolve_info: GraphQLResolveInfo, **args: Any) -> Any:
+        # (`info` is an argument of this mutation)
+        ctx = self.allow(resolve_info, f"{UPLOAD}.upload")
         from folio.http.upload import update_file_info
 
         return await update_file_info(ctx.folio, str(args["id"]), args.get("info") or {})
@@ -440,7 +451,8 @@ class Resolvers:
         ctx = self.allow(info, f"{UP}.user.me")
         user_id = ctx.principal.user_id
         if user_id is None:
-            return None
+            # an API token is no user (REST answers 401 here)
+            raise UnauthorizedError("Authentication requested")
         user = await self.folio.users.get(user_id, self._me_query())
         return _me(user) if user is not None else None
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from graphql import GraphQLError, GraphQLScalarType, ValueNode
-from graphql.language import IntValueNode, StringValueNode
+from graphql.language import IntValueNode, ObjectValueNode, StringValueNode
+from graphql.pyutils import Undefined
 from graphql.utilities import value_from_ast_untyped
 
 
@@ -102,16 +103,19 @@ def zone_input(name: str, members: dict[str, str]) -> GraphQLScalarType:
     expected = ", ".join(members)
 
     def parse_value(value: Any) -> dict[str, Any]:
+        # not a GraphQLError: the message is given after the expected type's name
         if not isinstance(value, dict):
-            raise GraphQLError(f"Component not found. expected one of: {expected}")
+            raise ValueError(f"Component not found. expected one of: {expected}")
         uid = members.get(str(value.get("__typename")))
         if uid is None:
-            raise GraphQLError(f"Component not found. expected one of: {expected}")
+            raise ValueError(f"Component not found. expected one of: {expected}")
         entry = {k: v for k, v in value.items() if k != "__typename"}
         entry.setdefault("__component", uid)
         return entry
 
     def parse_literal(node: ValueNode, variables: dict[str, Any] | None = None) -> Any:
+        if not isinstance(node, ObjectValueNode):
+            return Undefined  # "Expected value of type ..., found ..."
         return parse_value(value_from_ast_untyped(node, variables))
 
     return GraphQLScalarType(
@@ -133,7 +137,8 @@ def locale_code(codes: frozenset[str]) -> GraphQLScalarType:
         if not isinstance(node, StringValueNode):
             raise GraphQLError("I18NLocaleCode cannot represent a non string value", node)
         if node.value != "*" and node.value not in codes:
-            raise GraphQLError("Unknown locale supplied", node)
+            # not a GraphQLError: the message is given after the expected type's name
+            raise ValueError("Unknown locale supplied")
         return node.value
 
     return GraphQLScalarType(

@@ -304,7 +304,7 @@ class SchemaBuilder:
                     continue
                 owning = target.attributes.get(attr.mapped_by) if attr.mapped_by else None
                 if attr.to_many(owning):
-                    self._many(out, attr.name, target)
+                    self._many(out, attr.name, target, paged=True)
                 else:
                     out[attr.name] = GraphQLField(self.content_type(target))
             elif attr.type == "media":
@@ -327,19 +327,22 @@ class SchemaBuilder:
                 out[attr.name] = GraphQLField(GraphQLList(self.zone(owner, attr)))
         return out
 
-    def _many(self, out: dict[str, GraphQLField], name: str, target: ContentType) -> None:
-        """A to-many relation or multiple media: `<name>_connection` and `<name>`."""
+    def _many(
+        self, out: dict[str, GraphQLField], name: str, target: ContentType, paged: bool = False
+    ) -> None:
+        """A to-many relation, multiple media or `localizations`: `<name>_connection` and
+        `<name>` (`paged`: each document's page is read in the database)."""
         obj = self.content_type(target)
         args = self.list_args(self.filters(target)) if not target.is_single else None
         out[f"{name}_connection"] = GraphQLField(
             self.relation_collection(target),
             args=args,
-            resolve=self.resolvers.relation_connection(name),
+            resolve=self.resolvers.relation_connection(name, paged),
         )
         out[name] = GraphQLField(
             GraphQLNonNull(GraphQLList(obj)),
             args=args,
-            resolve=self.resolvers.relation_list(name),
+            resolve=self.resolvers.relation_list(name, paged),
         )
 
     def list_args(self, filters: GraphQLInputObjectType | None) -> dict[str, GraphQLArgument]:
