@@ -27,12 +27,14 @@ from folio.content.params import (
 )
 from folio.content.populate import PopulateParser
 from folio.content.query import PUBLICATION_FILTERS, Group, Node, Pagination, Query, Versions
+from folio.content.sql.load import ReadContext
 from folio.content.sql.reads import Reads
 from folio.content.sql.writes import Writes
 from folio.content.visibility import check_visible, prune_populate, sort_paths
 from folio.errors import ForbiddenError, ValidationError
-from folio.schema.model import ContentType, Registry
+from folio.schema.model import ContentType, Registry, Schema
 from folio.store.database import Database
+from folio.store.program import Program
 
 # parsed queries kept (per distinct parameters and caller visibility)
 QUERY_CACHE = 1024
@@ -191,6 +193,35 @@ class DocumentService:
         query = self.query(ct, params, principal, find=False, key=key)
         self._check_drafts(ct, query, principal)
         return await self.reads.find_one(ct, document_id or "", query)
+
+    async def populate(
+        self,
+        schema: Schema,
+        docs: list[dict[str, Any]],
+        populate: Mapping[str, Any],
+        principal: Principal,
+        *,
+        status: str = "published",
+        locale: str | None = None,
+    ) -> None:
+        """Loads populated fields (the `populate` parameter) into documents read before,
+        in batches, as a read in `status` and `locale` would (a front-end reading one field
+        of a page apart from the page)."""
+        entries = prune_populate(
+            self.parser._populate.parse(schema, populate, []), principal.can_find
+        )
+        if not docs or not entries:
+            return
+        ctx = ReadContext(
+            parse_status(schema, status) if isinstance(schema, ContentType) else status,
+            locale or self.default_locale,
+            locale,
+        )
+
+        def program() -> Program:
+            yield from self.reads.populator.load(schema, docs, entries, ctx)
+
+        await self.db.read(program())
 
     # ------------------------------------------------------------------ writes
     async def create(

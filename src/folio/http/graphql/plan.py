@@ -8,6 +8,7 @@ size (no N+1), and the field resolvers only pick values out of the loaded docume
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
@@ -117,21 +118,29 @@ class Planner:
         return None
 
     def selection(
-        self, info: GraphQLResolveInfo, obj: GraphQLObjectType, nodes: list[FieldNode]
+        self,
+        info: GraphQLResolveInfo,
+        obj: GraphQLObjectType,
+        nodes: list[FieldNode],
+        path: tuple[str, ...] = (),
+        variants: dict[tuple[str, ...], Variant] | None = None,
     ) -> dict[str, Any]:
-        """`{"fields": [...], "populate": {...}}` for the fields selected on `obj`."""
+        """`{"fields": [...], "populate": {...}}` for the fields selected on `obj` (at
+        `path`, the response keys from the root field). A field selected again under
+        another alias with other arguments goes to `variants`, by its path."""
         schema = self.owners[obj.name]
         fields: list[str] = []
         populate: dict[str, Any] = {}
+        walk = Walk(info, path, variants if variants is not None else {})
         sub = collect_sub_fields(info.schema, info.fragments, info.variable_values, obj, nodes)
-        for key_nodes in sub.values():
+        for key, key_nodes in sub.items():
             name = key_nodes[0].name.value
             if name.startswith("__") or name in ("id", "documentId", "related"):
                 continue
             field = obj.fields.get(name)
             if field is None:
                 continue
-            self._field(info, schema, field, name, key_nodes, fields, populate)
+            self._field(walk, schema, field, name, key, key_nodes, fields, populate)
         return {"fields": fields, "populate": populate}
 
     def nodes_of(
@@ -158,19 +167,22 @@ class Planner:
 
     def _field(
         self,
-        info: GraphQLResolveInfo,
+        walk: Walk,
         schema: Schema,
         field: GraphQLField,
         name: str,
+        key: str,
         nodes: list[FieldNode],
         fields: list[str],
         populate: dict[str, Any],
     ) -> None:
+        info = walk.info
+        here = (*walk.path, key)
         base = name[: -len(CONNECTION)] if name.endswith(CONNECTION) else name
         attr = schema.attributes.get(base)
         if attr is None:
             if base == LOCALIZATIONS and isinstance(schema, ContentType):
-                self._relation(info, schema, field, base, name, nodes, populate)
+                self._relation(walk, schema, field, base, name, key, nodes, populate)
             elif name in SYSTEM and name not in fields:
                 fields.append(name)
             return
@@ -178,10 +190,10 @@ class Planner:
             if name not in fields:
                 fields.append(name)
         elif attr.type in ("relation", "media"):
-            self._relation(info, schema, field, base, name, nodes, populate)
+            self._relation(walk, schema, field, base, name, key, nodes, populate)
         elif attr.type == "component":
             target = unwrap(field.type)
-            entry = self.selection(info, target, nodes)
+            entry = self.selection(info, target, nodes, here, walk.variants)
             args = get_argument_values(field, nodes[0], info.variable_values)
             comp = self.registry.components[str(attr.component)]
             filters = self.filters(comp, args.get("filters"))
@@ -189,7 +201,7 @@ class Planner:
                 entry["filters"] = filters
             if args.get("sort"):
                 entry.pop("fields", None)  # sorted by the resolver: every field is read
-            _merge(populate, base, entry, name)
+            _add(walk, schema, populate, base, entry, here)
         elif attr.type == "dynamiczone":
             union = unwrap(field.type)
             assert isinstance(union, GraphQLUnionType)
@@ -199,25 +211,34 @@ class Planner:
                 comp_type = members.get(_component_type_name(self.owners, uid))
                 if comp_type is None:
                     continue
-                on[uid] = self.selection(info, comp_type, nodes)
+                on[uid] = self.selection(info, comp_type, nodes, here, walk.variants)
             _merge(populate, base, {"on": on}, name)
 
     def _relation(
         self,
-        info: GraphQLResolveInfo,
+        walk: Walk,
         schema: Schema,
         field: GraphQLField,
         base: str,
         name: str,
+        key: str,
         nodes: list[FieldNode],
         populate: dict[str, Any],
     ) -> None:
+        info = walk.info
+        here = (*walk.path, key)
+        inner = here
         target = unwrap(field.type)
         args = get_argument_values(field, nodes[0], info.variable_values) if field.args else {}
         if name.endswith(CONNECTION):
             nodes, _ = self.nodes_of(info, target, nodes)
             target = unwrap(target.fields["nodes"].type)
-        entry = self.selection(info, target, nodes) if nodes else {"fields": [], "populate": {}}
+            inner = (*here, "nodes")
+        entry = (
+            self.selection(info, target, nodes, inner, walk.variants)
+            if nodes
+            else {"fields": [], "populate": {}}
+        )
         if field.args:
             target_schema = self.owners[target.name]
             filters = self.filters(target_schema, args.get("filters"))
@@ -235,7 +256,42 @@ class Planner:
                     pass
                 else:
                     entry["pagination"] = {"start": str(page.offset), "limit": str(page.size)}
-        _merge(populate, base, entry, name)
+        _add(walk, schema, populate, base, entry, here)
+
+
+@dataclass
+class Variant:
+    """A populated field read apart from its parent's read: selected again under another
+    alias with other arguments (`populate`: the field's populate parameter)."""
+
+    schema: Schema
+    populate: dict[str, Any]
+
+
+@dataclass
+class Walk:
+    info: GraphQLResolveInfo
+    path: tuple[str, ...]
+    variants: dict[tuple[str, ...], Variant]
+
+
+def _add(
+    walk: Walk,
+    schema: Schema,
+    populate: dict[str, Any],
+    key: str,
+    entry: dict[str, Any],
+    here: tuple[str, ...],
+) -> None:
+    """Adds a populated field to its parent's read, or, when the read has it already with
+    other arguments, as a variant read on its own."""
+    found = populate.get(key)
+    if found is not None and any(
+        found.get(arg) != entry.get(arg) for arg in ("filters", "sort", "pagination")
+    ):
+        walk.variants[here] = Variant(schema, {key: entry})
+        return
+    _merge(populate, key, entry, key)
 
 
 def _component_type_name(owners: dict[str, Schema], uid: str) -> str:

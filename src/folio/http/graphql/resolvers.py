@@ -4,8 +4,10 @@ permission check as the matching REST route; field resolvers only read loaded do
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping
-from dataclasses import dataclass
+import asyncio
+import inspect
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphql import GraphQLObjectType, GraphQLResolveInfo
@@ -20,7 +22,7 @@ from folio.errors import (
     NotFoundError,
     UnauthorizedError,
 )
-from folio.http.graphql.plan import Planner, pagination_params, unwrap
+from folio.http.graphql.plan import Planner, Variant, pagination_params, unwrap
 from folio.schema.builtins import FILE_UID, USER_UID
 from folio.schema.model import Component, ContentType, Schema
 
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
 Resolver = Callable[..., Any]
 UP = "plugin::users-permissions"
 UPLOAD = "plugin::upload.content-api"
+PLANS = 1024
+# what a populate reads of a parent document
+COPIED: tuple[str, ...] = ("id", "documentId", "locale")
 LOCALES = "plugin::i18n.locales.listLocales"
 
 
@@ -44,31 +49,29 @@ class Context:
     # the operation's text, name and variables: with a field's path, the key under which
     # the document service keeps a read's parsed query
     key: tuple[Hashable, ...]
+    # fields read apart from their parent's read (by response path, list indices left
+    # out), with the status and locale of the read; their batches being loaded
+    variants: dict[tuple[str, ...], tuple[Variant, str, str | None]] = field(default_factory=dict)
+    batches: dict[tuple[str, ...], Batch] = field(default_factory=dict)
 
 
-class LazyParams(Mapping[str, Any]):
-    """Read parameters made when first read: a read whose parsed query is cached (per
-    operation, field and variables) never plans its selection again."""
+class Batch:
+    """The parents of one variant field whose values are loaded together."""
 
-    __slots__ = ("_make", "_params")
+    def __init__(self) -> None:
+        self.parents: list[dict[str, Any]] = []
+        self.done: asyncio.Future[dict[int, Any]] = asyncio.get_running_loop().create_future()
 
-    def __init__(self, make: Callable[[], dict[str, Any]]) -> None:
-        self._make = make
-        self._params: dict[str, Any] | None = None
 
-    def _get(self) -> dict[str, Any]:
-        if self._params is None:
-            self._params = self._make()
-        return self._params
-
-    def __getitem__(self, key: str) -> Any:
-        return self._get()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._get())
-
-    def __len__(self) -> int:
-        return len(self._get())
+def response_path(info: GraphQLResolveInfo) -> tuple[str, ...]:
+    """A field's response keys from the root, list indices left out."""
+    keys: list[str] = []
+    node = info.path
+    while node is not None:
+        if isinstance(node.key, str):
+            keys.append(node.key)
+        node = node.prev
+    return tuple(reversed(keys))
 
 
 def page_info(pagination: Pagination, total: int) -> dict[str, int]:
@@ -94,6 +97,8 @@ class Resolvers:
         self.list_limits = Limits(default, maximum, with_count=False)
         self.count_limits = Limits(default, maximum, with_count=True)
         self.planner: Planner | None = None
+        # read parameters per operation, root field and variables
+        self._plans: dict[Hashable, tuple[dict[str, Any], dict[tuple[str, ...], Variant]]] = {}
         self.component_types: dict[str, str] = {}
         self.type_names: dict[str, str] = {}
 
@@ -121,13 +126,29 @@ class Resolvers:
             raise ForbiddenError("Forbidden access")
         return ctx
 
-    def _selection(
-        self, info: GraphQLResolveInfo, obj: GraphQLObjectType, nodes: list[Any]
+    def plan(
+        self,
+        ct: ContentType,
+        info: GraphQLResolveInfo,
+        args: dict[str, Any],
+        obj: GraphQLObjectType,
+        nodes: list[Any],
+        inner: tuple[str, ...] = (),
     ) -> dict[str, Any]:
-        assert self.planner is not None
-        if not nodes:
-            return {"fields": [], "populate": {}}
-        return self.planner.selection(info, obj, nodes)
+        """A root field's read parameters, made once per operation, field and variables;
+        the variants it has are registered for the request (see `variant`)."""
+        key = self._key(info)
+        found = self._plans.get(key)
+        if found is None:
+            variants: dict[tuple[str, ...], Variant] = {}
+            params = self.read_params(ct, info, args, obj, nodes, inner, variants)
+            found = (params, variants)
+            if len(self._plans) >= PLANS:
+                self._plans.clear()
+            self._plans[key] = found
+        params, variants = found
+        _register(info, variants, params)
+        return params
 
     def read_params(
         self,
@@ -136,9 +157,15 @@ class Resolvers:
         args: dict[str, Any],
         obj: GraphQLObjectType,
         nodes: list[Any],
+        inner: tuple[str, ...] = (),
+        variants: dict[tuple[str, ...], Variant] | None = None,
     ) -> dict[str, Any]:
         assert self.planner is not None
-        selection = self._selection(info, obj, nodes)
+        if nodes:
+            path = (str(info.path.key), *inner)
+            selection = self.planner.selection(info, obj, nodes, path, variants)
+        else:
+            selection = {"fields": [], "populate": {}}
         params: dict[str, Any] = {"fields": selection["fields"]}
         if selection["populate"]:
             params["populate"] = selection["populate"]
@@ -166,10 +193,12 @@ class Resolvers:
         self, ct: ContentType, info: GraphQLResolveInfo, args: dict[str, Any]
     ) -> dict[str, Any]:
         obj = unwrap(info.return_type)
-        params = self.read_params(ct, info, {}, obj, info.field_nodes)
+        variants: dict[tuple[str, ...], Variant] = {}
+        params = self.read_params(ct, info, {}, obj, info.field_nodes, (), variants)
         params["status"] = args.get("status") or "published"
         if args.get("locale") is not None:
             params["locale"] = args["locale"]
+        _register(info, variants, params)
         return params
 
     def input_data(self, ct: Schema, data: dict[str, Any]) -> dict[str, Any]:
@@ -207,7 +236,7 @@ class Resolvers:
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
             ctx = self.allow(info, action)
             obj = unwrap(info.return_type)
-            params = LazyParams(lambda: self.read_params(ct, info, args, obj, info.field_nodes))
+            params = self.plan(ct, info, args, obj, info.field_nodes)
             page = await self.documents.find(
                 ct, params, ctx.principal, limits=self.list_limits, key=self._key(info)
             )
@@ -224,7 +253,7 @@ class Resolvers:
             collection = unwrap(info.return_type)
             nodes, with_info = self.planner.nodes_of(info, collection, info.field_nodes)
             obj = unwrap(collection.fields["nodes"].type)
-            params = LazyParams(lambda: self.read_params(ct, info, args, obj, nodes))
+            params = self.plan(ct, info, args, obj, nodes, ("nodes",))
             limits = self.count_limits if with_info else self.list_limits
             page = await self.documents.find(
                 ct, params, ctx.principal, limits=limits, key=self._key(info)
@@ -252,7 +281,7 @@ class Resolvers:
                 one["filters"] = {"documentId": {"$eq": str(args["documentId"])}}
                 page = await self.documents.find(ct, one, ctx.principal, limits=self.list_limits)
                 return page.documents[0] if page.documents else None
-            params = LazyParams(lambda: self.read_params(ct, info, args, obj, info.field_nodes))
+            params = self.plan(ct, info, args, obj, info.field_nodes)
             return await self.documents.find_one(
                 ct, str(args["documentId"]), params, ctx.principal, key=self._key(info)
             )
@@ -265,7 +294,7 @@ class Resolvers:
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
             ctx = self.allow(info, action)
             obj = unwrap(info.return_type)
-            params = LazyParams(lambda: self.read_params(ct, info, args, obj, info.field_nodes))
+            params = self.plan(ct, info, args, obj, info.field_nodes)
             return await self.documents.find_one(
                 ct, None, params, ctx.principal, key=self._key(info)
             )
@@ -327,18 +356,23 @@ class Resolvers:
     def relation_list(self, name: str, paged: bool = False) -> Resolver:
         """A to-many field's entries (`paged`: its page was read in the database)."""
 
-        def resolve(
-            parent: Any, _info: GraphQLResolveInfo, pagination: Any = None, **_: Any
-        ) -> Any:
-            if paged:
-                # read in the database; its pagination errors are this field's
-                parse_pagination(pagination_params(pagination), self.list_limits)
-            items = parent.get(name)
+        def pick(items: Any, pagination: Any) -> Any:
             if not items:
                 return []
             if not isinstance(items, list):
                 items = [items]
             return items if paged else self._page(items, pagination)
+
+        def resolve(parent: Any, info: GraphQLResolveInfo, pagination: Any = None, **_: Any) -> Any:
+            if paged:
+                # read in the database; its pagination errors are this field's
+                parse_pagination(pagination_params(pagination), self.list_limits)
+            ctx: Context = info.context
+            if ctx.variants:
+                path = response_path(info)
+                if path in ctx.variants:
+                    return self._variant(ctx, path, parent, lambda v: pick(v, pagination))
+            return pick(parent.get(name), pagination)
 
         return resolve
 
@@ -346,26 +380,79 @@ class Resolvers:
         list_ = self.relation_list(name, paged)
 
         def resolve(parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-            return {"nodes": list_(parent, info, **args)}
+            found = list_(parent, info, **args)
+            if inspect.isawaitable(found):
+                return _nodes(found)
+            return {"nodes": found}
 
         return resolve
 
     def component_list(self, name: str) -> Resolver:
-        def resolve(
-            parent: Any,
-            _info: GraphQLResolveInfo,
-            pagination: Any = None,
-            sort: Any = None,
-            **_: Any,
-        ) -> Any:
-            items = parent.get(name)
+        def pick(items: Any, pagination: Any, sort: Any) -> Any:
             if items is None:
                 return None
             if sort:
                 items = _sorted(items, [s for s in sort if s])
             return self._page(items, pagination)
 
+        def resolve(
+            parent: Any,
+            info: GraphQLResolveInfo,
+            pagination: Any = None,
+            sort: Any = None,
+            **_: Any,
+        ) -> Any:
+            ctx: Context = info.context
+            if ctx.variants:
+                path = response_path(info)
+                if path in ctx.variants:
+                    return self._variant(ctx, path, parent, lambda v: pick(v, pagination, sort))
+            return pick(parent.get(name), pagination, sort)
+
         return resolve
+
+    async def _variant(
+        self,
+        ctx: Context,
+        path: tuple[str, ...],
+        parent: dict[str, Any],
+        finish: Callable[[Any], Any],
+    ) -> Any:
+        """A variant field's value: its parents at this path are loaded in one batch."""
+        batch = ctx.batches.get(path)
+        if batch is None:
+            batch = ctx.batches[path] = Batch()
+            asyncio.get_running_loop().create_task(self._load(ctx, path, batch))
+        batch.parents.append(parent)
+        found = await batch.done
+        return finish(found.get(id(parent)))
+
+    async def _load(self, ctx: Context, path: tuple[str, ...], batch: Batch) -> None:
+        for _ in range(3):  # the other parents of the list register first
+            await asyncio.sleep(0)
+        del ctx.batches[path]
+        variant, status, locale = ctx.variants[path]
+        [(name, _)] = variant.populate.items()
+        try:
+            copies: list[dict[str, Any]] = [
+                {k: p[k] for k in COPIED if k in p} for p in batch.parents
+            ]
+            await self.documents.populate(
+                variant.schema,
+                copies,
+                variant.populate,
+                ctx.principal,
+                status=status,
+                locale=locale,
+            )
+            found = {
+                id(parent): copy.get(name)
+                for parent, copy in zip(batch.parents, copies, strict=True)
+            }
+        except Exception as exc:
+            batch.done.set_exception(exc)
+        else:
+            batch.done.set_result(found)
 
     def zone_type(self, value: Any, _info: GraphQLResolveInfo, _union: Any) -> str:
         uid = value.get("__component") if isinstance(value, dict) else None
@@ -542,6 +629,19 @@ class Resolvers:
     async def delete_role(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         self.allow(info, f"{UP}.role.deleteRole")
         raise ApplicationError("Roles are declared in config/permissions.json")
+
+
+def _register(
+    info: GraphQLResolveInfo, variants: dict[tuple[str, ...], Variant], params: dict[str, Any]
+) -> None:
+    """A read's variant fields, for their resolvers, with the read's status and locale."""
+    ctx: Context = info.context
+    for path, variant in variants.items():
+        ctx.variants[path] = (variant, params["status"], params.get("locale"))
+
+
+async def _nodes(items: Any) -> dict[str, Any]:
+    return {"nodes": await items}
 
 
 def _relation_id(value: Any) -> Any:

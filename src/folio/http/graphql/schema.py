@@ -485,10 +485,7 @@ class SchemaBuilder:
                 if ct.localized:
                     out["locale"] = GraphQLInputField(self.scalar_filter(GraphQLString))
                     out["localizations"] = GraphQLInputField(me)
-                out["and"] = GraphQLInputField(GraphQLList(me))
-                out["or"] = GraphQLInputField(GraphQLList(me))
-                out["not"] = GraphQLInputField(me)
-                return out
+                return _logical(out, me)
 
             return GraphQLInputObjectType(name, fields)
 
@@ -499,12 +496,7 @@ class SchemaBuilder:
 
         def make() -> GraphQLInputObjectType:
             def fields() -> dict[str, GraphQLInputField]:
-                me = self.input_named(name)
-                out = self._attribute_filters(comp)
-                out["and"] = GraphQLInputField(GraphQLList(me))
-                out["or"] = GraphQLInputField(GraphQLList(me))
-                out["not"] = GraphQLInputField(me)
-                return out
+                return _logical(self._attribute_filters(comp), self.input_named(name))
 
             return GraphQLInputObjectType(name, fields)
 
@@ -643,22 +635,18 @@ class SchemaBuilder:
             "I18NLocaleFiltersInput",
             lambda: GraphQLInputObjectType(
                 "I18NLocaleFiltersInput",
-                lambda: {
-                    "documentId": GraphQLInputField(self.scalar_filter(GraphQLID)),
-                    "name": GraphQLInputField(self.scalar_filter(GraphQLString)),
-                    "code": GraphQLInputField(self.scalar_filter(GraphQLString)),
-                    **{
-                        stamp: GraphQLInputField(self.scalar_filter(DATETIME))
-                        for stamp in TIMESTAMPS
+                lambda: _logical(
+                    {
+                        "documentId": GraphQLInputField(self.scalar_filter(GraphQLID)),
+                        "name": GraphQLInputField(self.scalar_filter(GraphQLString)),
+                        "code": GraphQLInputField(self.scalar_filter(GraphQLString)),
+                        **{
+                            stamp: GraphQLInputField(self.scalar_filter(DATETIME))
+                            for stamp in TIMESTAMPS
+                        },
                     },
-                    "and": GraphQLInputField(
-                        GraphQLList(self.input_named("I18NLocaleFiltersInput"))
-                    ),
-                    "or": GraphQLInputField(
-                        GraphQLList(self.input_named("I18NLocaleFiltersInput"))
-                    ),
-                    "not": GraphQLInputField(self.input_named("I18NLocaleFiltersInput")),
-                },
+                    self.input_named("I18NLocaleFiltersInput"),
+                ),
             ),
         )
         collection = self.named(
@@ -915,6 +903,16 @@ class SchemaBuilder:
             mutation=mutation if mutation.fields else None,
             types=[self.generic_morph()] if self.settings.shadow_crud else None,
         )
+
+
+def _logical(
+    out: dict[str, GraphQLInputField], me: GraphQLInputObjectType
+) -> dict[str, GraphQLInputField]:
+    """A filters input's `and`, `or` and `not`."""
+    out["and"] = GraphQLInputField(GraphQLList(me))
+    out["or"] = GraphQLInputField(GraphQLList(me))
+    out["not"] = GraphQLInputField(me)
+    return out
 
 
 def _ordered(registry: Registry) -> list[ContentType]:
