@@ -959,6 +959,24 @@ def test_media_single_and_multiple(blog: Blog) -> None:
 # --------------------------------------------------------------------------- components
 
 
+def test_a_file_lists_the_documents_it_is_attached_to(blog: Blog) -> None:
+    """`related` (GenericMorph): each document using the file once (by its published
+    version), as its own type."""
+    data = ok(
+        blog.api,
+        '{ uploadFiles(filters: {name: {eq: "g2.png"}}) { name related { __typename '
+        "... on Article { documentId title } } } }",
+    )
+    assert data == {
+        "uploadFiles": [
+            {
+                "name": "g2.png",
+                "related": [{"__typename": "Article", "documentId": blog.docs[HW], "title": HW}],
+            }
+        ]
+    }
+
+
 def rest_components(blog: Blog, title: str, status: str = "") -> dict[str, Any]:
     query = "?populate[0]=seo&populate[1]=links&populate[2]=blocks" + status
     r = blog.api.get(f"/api/articles/{blog.docs[title]}{query}")

@@ -473,7 +473,8 @@ class Resolvers:
             if ct is None or uid not in self.type_names or not ctx.principal.can_find(uid):
                 continue
             doc = await self.documents.reads.find_by_id(ct, row_id, _plain_query())
-            if doc is not None:
+            # a document with drafts is listed once, by its published version
+            if doc is not None and not (ct.draft_and_publish and doc.get("publishedAt") is None):
                 out.append({**doc, "__type": uid})
         return out
 
