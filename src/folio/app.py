@@ -23,6 +23,8 @@ from folio.content.accounts.tokens import TokenService
 from folio.content.accounts.users import UserService
 from folio.content.documents import DocumentService
 from folio.content.sql.layout import build_layout
+from folio.errors import ConfigError
+from folio.extensions import GraphQLPlugin
 from folio.files.providers import Provider, provider_for
 from folio.hooks import load_hooks, load_index, resolve_routes
 from folio.schema.loader import load_registry
@@ -54,6 +56,8 @@ class Folio:
         # where uploaded files go (config/plugins: upload.config.provider)
         self.storage: Provider = provider_for(settings.raw.get("plugins", {}), settings.app_dir)
         self.hooks = load_hooks(settings.app_dir, registry)
+        # what the app changes in its GraphQL schema (from `register`)
+        self.graphql = GraphQLPlugin()
         self.index = load_index(settings.app_dir)
         register = getattr(self.index, "register", None)
         if callable(register):
@@ -62,6 +66,13 @@ class Folio:
         # resolved after `register`, which may add to the hooks; an unknown name stops the
         # app from loading rather than failing its first request
         self.routes = resolve_routes(self.hooks, self.actions, self)
+
+    def plugin(self, name: str) -> GraphQLPlugin:
+        """A plugin's services, where the reference's app code looks them up
+        (`app.plugin("graphql").service("extension")`)."""
+        if name == "graphql":
+            return self.graphql
+        raise ConfigError(f"there is no plugin {name!r}")
 
     async def start(self, bootstrap: bool = True) -> None:
         await self.db.start()

@@ -33,7 +33,7 @@ ALLOWED = {
     "errors": set(),
 }
 # top-level modules that belong to a layer of another name
-MODULE_LAYERS = {"hooks": "app"}
+MODULE_LAYERS = {"hooks": "app", "extensions": "app"}
 # where SQL statements may be written: the store and the planner
 SQL_HOMES = ("store", "content/sql")
 SQL_STATEMENT = re.compile(

@@ -110,7 +110,8 @@ def build_asgi(folio: Folio) -> Starlette:
     uploads = UploadEndpoints(folio, pipeline)
     graphql = GraphQLEndpoint(folio)
     routes: list[BaseRoute] = [
-        Route(graphql.path, graphql.handle, methods=ALL_METHODS),
+        # no route when there is nothing to serve (`shadowCRUD: false`, no extension)
+        *([Route(graphql.path, graphql.handle, methods=ALL_METHODS)] if graphql.schema else []),
         *UserEndpoints(folio, pipeline).routes(),
         *AdminEndpoints(folio).routes(),
         Route("/api/upload", uploads.upload, methods=["POST"]),

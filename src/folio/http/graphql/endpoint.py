@@ -49,6 +49,7 @@ from folio.errors import (
     MethodNotAllowedError,
     PolicyError,
 )
+from folio.http.graphql import extend
 from folio.http.graphql.resolvers import Context, Resolvers
 from folio.http.graphql.schema import GraphQLSettings, SchemaBuilder
 from folio.http.rest.content import read_json
@@ -353,9 +354,18 @@ class GraphQLEndpoint:
         )
         self.resolvers = Resolvers(folio, self.settings)
         self.builder = SchemaBuilder(
-            folio.registry, self.resolvers, self.settings, folio.settings.locale_codes
+            folio.registry,
+            self.resolvers,
+            self.settings,
+            folio.settings.locale_codes,
+            folio.graphql.extension,
         )
-        self.schema: GraphQLSchema = self.builder.build()
+        found = extend.gather(folio)
+        schema = extend.extended(self.builder.build(), found)
+        # None: nothing to serve (`shadowCRUD: false` and no extension)
+        self.schema: GraphQLSchema | None = schema
+        if schema is not None:
+            extend.secured(schema, found.config, folio)
         self.resolvers.bind(self.builder.owners)
         self._documents: OrderedDict[str, Prepared] = OrderedDict()
 
@@ -382,6 +392,7 @@ class GraphQLEndpoint:
         except GraphQLSyntaxError as exc:
             return Prepared(None, [_located(exc, "GRAPHQL_PARSE_FAILED")])
         code = "GRAPHQL_VALIDATION_FAILED"
+        assert self.schema is not None
         errors = validate(self.schema, document)
         if errors:
             return Prepared(None, [_located(e, code, quote=True) for e in errors])
@@ -465,7 +476,7 @@ class GraphQLEndpoint:
             orjson.dumps(variables, option=orjson.OPT_SORT_KEYS) if variables else b"",
         )
         context = Context(request, principal, self.folio, key)
-        assert prepared.document is not None
+        assert prepared.document is not None and self.schema is not None
         result = execute(
             self.schema,
             prepared.document,

@@ -18,7 +18,6 @@ from folio.content.params import Limits, parse_pagination
 from folio.content.query import Pagination
 from folio.errors import (
     ApplicationError,
-    ForbiddenError,
     NotFoundError,
     UnauthorizedError,
 )
@@ -33,10 +32,31 @@ if TYPE_CHECKING:
 Resolver = Callable[..., Any]
 UP = "plugin::users-permissions"
 UPLOAD = "plugin::upload.content-api"
+LOCALES = "plugin::i18n.locales.listLocales"
 PLANS = 1024
+# the permission each fixed resolver needs (checked around it, as for the generated ones)
+ACTIONS: dict[str, str] = {
+    "locale": LOCALES,
+    "locales": LOCALES,
+    "locales_connection": LOCALES,
+    "update_file": f"{UPLOAD}.upload",
+    "delete_file": f"{UPLOAD}.destroy",
+    "me": f"{UP}.user.me",
+    "login": f"{UP}.auth.callback",
+    "register": f"{UP}.auth.register",
+    "forgot_password": f"{UP}.auth.forgotPassword",
+    "reset_password": f"{UP}.auth.resetPassword",
+    "change_password": f"{UP}.auth.changePassword",
+    "email_confirmation": f"{UP}.auth.emailConfirmation",
+    "create_user": f"{UP}.user.create",
+    "update_user": f"{UP}.user.update",
+    "delete_user": f"{UP}.user.destroy",
+    "create_role": f"{UP}.role.createRole",
+    "update_role": f"{UP}.role.updateRole",
+    "delete_role": f"{UP}.role.deleteRole",
+}
 # what a populate reads of a parent document
 COPIED: tuple[str, ...] = ("id", "documentId", "locale")
-LOCALES = "plugin::i18n.locales.listLocales"
 
 
 @dataclass
@@ -118,13 +138,6 @@ class Resolvers:
         if ct.uid == FILE_UID:
             return f"{UPLOAD}.{name}"
         return f"{ct.uid}.{name}"
-
-    @staticmethod
-    def allow(info: GraphQLResolveInfo, action: str) -> Context:
-        ctx: Context = info.context
-        if not ctx.principal.can(action):
-            raise ForbiddenError("Forbidden access")
-        return ctx
 
     def plan(
         self,
@@ -234,7 +247,7 @@ class Resolvers:
         action = self.action(ct, "find")
 
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-            ctx = self.allow(info, action)
+            ctx: Context = info.context
             obj = unwrap(info.return_type)
             params = self.plan(ct, info, args, obj, info.field_nodes)
             page = await self.documents.find(
@@ -242,13 +255,13 @@ class Resolvers:
             )
             return page.documents
 
-        return resolve
+        return acting(resolve, action)
 
     def connection(self, ct: ContentType) -> Resolver:
         action = self.action(ct, "find")
 
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-            ctx = self.allow(info, action)
+            ctx: Context = info.context
             assert self.planner is not None
             collection = unwrap(info.return_type)
             nodes, with_info = self.planner.nodes_of(info, collection, info.field_nodes)
@@ -267,13 +280,13 @@ class Resolvers:
                     out["pageInfo"].update(pageSize=size, pageCount=1 if page.total else 0)
             return out
 
-        return resolve
+        return acting(resolve, action)
 
     def find_one(self, ct: ContentType) -> Resolver:
         action = self.action(ct, "findOne")
 
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-            ctx = self.allow(info, action)
+            ctx: Context = info.context
             obj = unwrap(info.return_type)
             if args.get("hasPublishedVersion") is not None or args.get("publicationFilter"):
                 # a version chosen by the versions its document has: a list of one
@@ -286,37 +299,37 @@ class Resolvers:
                 ct, str(args["documentId"]), params, ctx.principal, key=self._key(info)
             )
 
-        return resolve
+        return acting(resolve, action)
 
     def single(self, ct: ContentType) -> Resolver:
         action = f"{ct.uid}.find"
 
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-            ctx = self.allow(info, action)
+            ctx: Context = info.context
             obj = unwrap(info.return_type)
             params = self.plan(ct, info, args, obj, info.field_nodes)
             return await self.documents.find_one(
                 ct, None, params, ctx.principal, key=self._key(info)
             )
 
-        return resolve
+        return acting(resolve, action)
 
     def create(self, ct: ContentType) -> Resolver:
         action = f"{ct.uid}.create"
 
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-            ctx = self.allow(info, action)
+            ctx: Context = info.context
             params = self._write_params(ct, info, args)
             data = self.input_data(ct, args["data"])
             return await self.documents.create(ct, data, params, ctx.principal)
 
-        return resolve
+        return acting(resolve, action)
 
     def update(self, ct: ContentType) -> Resolver:
         action = f"{ct.uid}.update"
 
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-            ctx = self.allow(info, action)
+            ctx: Context = info.context
             params = self._write_params(ct, info, args)
             data = self.input_data(ct, args["data"])
             document_id = None if ct.is_single else str(args["documentId"])
@@ -325,13 +338,13 @@ class Resolvers:
             except NotFoundError:
                 return None  # an unknown document: null, as the reference answers
 
-        return resolve
+        return acting(resolve, action)
 
     def delete(self, ct: ContentType) -> Resolver:
         action = f"{ct.uid}.delete"
 
         async def resolve(_root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-            ctx = self.allow(info, action)
+            ctx: Context = info.context
             params = {"locale": args["locale"]} if args.get("locale") is not None else {}
             if ct.is_single:
                 found = await self.documents.find_one(
@@ -346,7 +359,7 @@ class Resolvers:
                 await self.documents.delete(ct, document_id, params, ctx.principal)
             return {"documentId": document_id}
 
-        return resolve
+        return acting(resolve, action)
 
     # ------------------------------------------------------------------ fields
     def _page(self, items: list[Any], pagination: dict[str, Any] | None) -> list[Any]:
@@ -493,21 +506,18 @@ class Resolvers:
         ]
 
     async def locale(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, LOCALES)
         for doc in self._locale_docs():
             if doc["documentId"] == str(args["documentId"]):
                 return doc
         return None
 
     async def locales(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, LOCALES)
         docs = [d for d in self._locale_docs() if _matches(d, args.get("filters"))]
         if args.get("sort"):
             docs = _sorted(docs, [s for s in args["sort"] if s])
         return self._page(docs, args.get("pagination"))
 
     async def locales_connection(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, LOCALES)
         docs = [d for d in self._locale_docs() if _matches(d, args.get("filters"))]
         page = parse_pagination(pagination_params(args.get("pagination")), self.list_limits)
         return {
@@ -518,13 +528,13 @@ class Resolvers:
     # ------------------------------------------------------------------ upload
     async def update_file(self, _root: Any, resolve_info: GraphQLResolveInfo, **args: Any) -> Any:
         # (`info` is an argument of this mutation)
-        ctx = self.allow(resolve_info, f"{UPLOAD}.upload")
+        ctx: Context = resolve_info.context
         from folio.http.upload import update_file_info
 
         return await update_file_info(ctx.folio, str(args["id"]), args.get("info") or {})
 
     async def delete_file(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        ctx = self.allow(info, f"{UPLOAD}.destroy")
+        ctx: Context = info.context
         from folio.http.upload import delete_file
 
         return await delete_file(ctx.folio, str(args["id"]))
@@ -536,7 +546,7 @@ class Resolvers:
         return ct, params
 
     async def me(self, _root: Any, info: GraphQLResolveInfo) -> Any:
-        ctx = self.allow(info, f"{UP}.user.me")
+        ctx: Context = info.context
         user_id = ctx.principal.user_id
         if user_id is None:
             # an API token is no user (REST answers 401 here)
@@ -551,33 +561,28 @@ class Resolvers:
         )
 
     async def login(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, f"{UP}.auth.callback")
         given = args["input"]
         result = await self.folio.users.login(given.get("identifier"), given.get("password"))
         return await self._payload(result)
 
     async def register(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, f"{UP}.auth.register")
         return await self._payload(await self.folio.users.register(dict(args["input"])))
 
     async def forgot_password(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, f"{UP}.auth.forgotPassword")
         await self.folio.users.forgot_password({"email": args["email"]})
         return {"ok": True}
 
     async def reset_password(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, f"{UP}.auth.resetPassword")
         return await self._payload(await self.folio.users.reset_password(dict(args)))
 
     async def change_password(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        ctx = self.allow(info, f"{UP}.auth.changePassword")
+        ctx: Context = info.context
         if ctx.principal.user_id is None:
             raise ApplicationError("You must be authenticated to reset your password")
         result = await self.folio.users.change_password(ctx.principal.user_id, dict(args))
         return await self._payload(result)
 
     async def email_confirmation(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, f"{UP}.auth.emailConfirmation")
         user_id = await self.folio.users.confirm_email(args["confirmation"])
         token = self.folio.users.jwt.issue(user_id)
         return await self._payload({"jwt": token, "user": None}, user_id)
@@ -593,14 +598,14 @@ class Resolvers:
         return {"jwt": result.get("jwt"), "user": _me(user)}
 
     async def create_user(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        ctx = self.allow(info, f"{UP}.user.create")
+        ctx: Context = info.context
         ct = self.folio.registry.content_types[USER_UID]
         read = self._user_query(info, ctx)
         user = await self.folio.users.create(self.input_data(ct, args["data"]), read=read)
         return {"data": user}
 
     async def update_user(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        ctx = self.allow(info, f"{UP}.user.update")
+        ctx: Context = info.context
         ct = self.folio.registry.content_types[USER_UID]
         user_id = _numeric(args["id"])
         read = self._user_query(info, ctx)
@@ -608,7 +613,6 @@ class Resolvers:
         return {"data": user}
 
     async def delete_user(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, f"{UP}.user.destroy")
         return {"data": await self.folio.users.delete(_numeric(args["id"]))}
 
     def _user_query(self, info: GraphQLResolveInfo, ctx: Context) -> Any:
@@ -620,16 +624,27 @@ class Resolvers:
         return self.documents.query(ct, params, ctx.principal, find=False)
 
     async def create_role(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, f"{UP}.role.createRole")
         raise ApplicationError("Roles are declared in config/permissions.json")
 
     async def update_role(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, f"{UP}.role.updateRole")
         raise ApplicationError("Roles are declared in config/permissions.json")
 
     async def delete_role(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        self.allow(info, f"{UP}.role.deleteRole")
         raise ApplicationError("Roles are declared in config/permissions.json")
+
+
+def acting(resolve: Resolver, action: str) -> Resolver:
+    """A generated resolver, with the permission it needs (checked around it)."""
+    resolve.action = action  # type: ignore[attr-defined]
+    return resolve
+
+
+def action_of(resolve: Any) -> str | None:
+    """The permission a generated or fixed resolver needs, None for others."""
+    found = getattr(resolve, "action", None)
+    if found is None and getattr(resolve, "__self__", None) is not None:
+        found = ACTIONS.get(getattr(resolve, "__name__", ""))
+    return found
 
 
 def _register(

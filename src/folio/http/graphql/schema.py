@@ -35,6 +35,7 @@ from graphql import (
     GraphQLUnionType,
 )
 
+from folio.extensions import ExtensionService
 from folio.http.graphql import names
 from folio.http.graphql.scalars import DATE, DATETIME, JSON, LONG, TIME, locale_code, zone_input
 from folio.schema.builtins import FILE_UID, ROLE_UID, USER_UID
@@ -129,15 +130,13 @@ class GraphQLSettings:
         return out
 
 
-def exposed(ct: ContentType) -> bool:
+def exposed(ct: ContentType, extension: ExtensionService | None = None) -> bool:
     """Whether the shadow CRUD covers a content type: the app's types and the upload and
-    users-permissions models."""
-    return ct.uid.startswith("api::") or ct.uid in EXPOSED_BUILTINS
-
-
-def relation_target(registry: Registry, attr: Attribute) -> ContentType | None:
-    target = registry.content_types.get(str(attr.target))
-    return target if target is not None and exposed(target) else None
+    users-permissions models, unless the app disabled it."""
+    if not (ct.uid.startswith("api::") or ct.uid in EXPOSED_BUILTINS):
+        return False
+    settings = extension.settings(ct.uid) if extension is not None else None
+    return settings is None or settings.isEnabled()
 
 
 class SchemaBuilder:
@@ -147,16 +146,34 @@ class SchemaBuilder:
         resolvers: Resolvers,
         settings: GraphQLSettings,
         locales: frozenset[str] = frozenset(),
+        extension: ExtensionService | None = None,
     ):
         self.registry = registry
+        self.extension = extension or ExtensionService()
         self.locale_code = locale_code(locales)
         self.resolvers = resolvers
         self.settings = settings
         self.types: dict[str, GraphQLNamedType] = {}
         # object type name -> the model it shows (content type or component)
         self.owners: dict[str, Schema] = {}
-        self.content_types = [ct for ct in _ordered(registry) if exposed(ct)]
+        self.content_types = [ct for ct in _ordered(registry) if exposed(ct, self.extension)]
         self.file_type = registry.content_types[FILE_UID]
+
+    # ------------------------------------------------------------------ the app's settings
+    def relation_target(self, attr: Attribute) -> ContentType | None:
+        target = self.registry.content_types.get(str(attr.target))
+        return target if target is not None and exposed(target, self.extension) else None
+
+    def _shown(self, schema: Schema, name: str, where: str) -> bool:
+        """Whether an attribute is in the output, input or filters of its type."""
+        settings = self.extension.settings(schema.uid)
+        if settings is None:
+            return True
+        return bool(getattr(settings, where)(name))
+
+    def action(self, ct: ContentType, action: str) -> bool:
+        settings = self.extension.settings(ct.uid)
+        return settings is None or settings.isActionEnabled(action)
 
     # ------------------------------------------------------------------ shared types
     def named(self, name: str, make: Callable[[], GraphQLNamedType]) -> Any:
@@ -293,13 +310,13 @@ class SchemaBuilder:
         out: dict[str, GraphQLField] = {}
         r = self.resolvers
         for attr in schema.attributes.values():
-            if attr.is_hidden:
+            if attr.is_hidden or not self._shown(schema, attr.name, "output"):
                 continue
             if attr.kind.scalar:
                 kind = self.output_scalar(owner, attr)
                 out[attr.name] = GraphQLField(GraphQLNonNull(kind) if attr.required else kind)
             elif attr.type == "relation":
-                target = relation_target(self.registry, attr)
+                target = self.relation_target(attr)
                 if target is None:
                     continue
                 owning = target.attributes.get(attr.mapped_by) if attr.mapped_by else None
@@ -453,14 +470,14 @@ class SchemaBuilder:
     def _attribute_filters(self, schema: Schema) -> dict[str, GraphQLInputField]:
         out: dict[str, GraphQLInputField] = {}
         for attr in schema.attributes.values():
-            if attr.is_hidden:
+            if attr.is_hidden or not self._shown(schema, attr.name, "filters"):
                 continue
             if attr.kind.scalar:
                 out[attr.name] = GraphQLInputField(
                     self.scalar_filter(SCALAR_OF.get(attr.type, JSON))
                 )
             elif attr.type == "relation":
-                target = relation_target(self.registry, attr)
+                target = self.relation_target(attr)
                 found = self.filters(target) if target is not None else None
                 if found is not None:
                     out[attr.name] = GraphQLInputField(found)
@@ -506,6 +523,8 @@ class SchemaBuilder:
     def _attribute_inputs(self, schema: Schema, owner: str) -> dict[str, GraphQLInputField]:
         out: dict[str, GraphQLInputField] = {}
         for attr in schema.attributes.values():
+            if not self._shown(schema, attr.name, "input"):
+                continue
             kind: GraphQLInputType | None = None
             if attr.kind.scalar:
                 if attr.type == "enumeration" and attr.enum:
@@ -513,7 +532,7 @@ class SchemaBuilder:
                 else:
                     kind = SCALAR_OF.get(attr.type, JSON)
             elif attr.type == "relation":
-                target = relation_target(self.registry, attr)
+                target = self.relation_target(attr)
                 if target is None:
                     continue
                 owning = target.attributes.get(attr.mapped_by) if attr.mapped_by else None
@@ -602,16 +621,23 @@ class SchemaBuilder:
         obj = self.content_type(ct)
         single = names.singular_field(ct)
         if ct.is_single:
-            out[single] = GraphQLField(obj, args=self.read_args(ct, False), resolve=r.single(ct))
+            if self.action(ct, "find"):
+                out[single] = GraphQLField(
+                    obj, args=self.read_args(ct, False), resolve=r.single(ct)
+                )
             return
         plural = names.plural_field(ct)
-        out[single] = GraphQLField(obj, args=self.read_args(ct, False), resolve=r.find_one(ct))
-        out[f"{plural}_connection"] = GraphQLField(
-            self.entity_collection(ct), args=self.read_args(ct, True), resolve=r.connection(ct)
-        )
-        out[plural] = GraphQLField(
-            GraphQLNonNull(GraphQLList(obj)), args=self.read_args(ct, True), resolve=r.find(ct)
-        )
+        if self.action(ct, "findOne"):
+            out[single] = GraphQLField(obj, args=self.read_args(ct, False), resolve=r.find_one(ct))
+        if self.action(ct, "find"):
+            out[f"{plural}_connection"] = GraphQLField(
+                self.entity_collection(ct),
+                args=self.read_args(ct, True),
+                resolve=r.connection(ct),
+            )
+            out[plural] = GraphQLField(
+                GraphQLNonNull(GraphQLList(obj)), args=self.read_args(ct, True), resolve=r.find(ct)
+            )
 
     def locale_type(self) -> GraphQLObjectType:
         return self.named(  # type: ignore[no-any-return]
@@ -697,16 +723,20 @@ class SchemaBuilder:
                 continue
             name = names.type_name(ct)
             obj = self.content_type(ct)
-            if not ct.is_single:
+            if not ct.is_single and self.action(ct, "create"):
                 out[f"create{name}"] = GraphQLField(
                     obj, args=self.write_args(ct, "create"), resolve=r.create(ct)
                 )
-            out[f"update{name}"] = GraphQLField(
-                obj, args=self.write_args(ct, "update"), resolve=r.update(ct)
-            )
-            out[f"delete{name}"] = GraphQLField(
-                self.delete_response(), args=self.write_args(ct, "delete"), resolve=r.delete(ct)
-            )
+            if self.action(ct, "update"):
+                out[f"update{name}"] = GraphQLField(
+                    obj, args=self.write_args(ct, "update"), resolve=r.update(ct)
+                )
+            if self.action(ct, "delete"):
+                out[f"delete{name}"] = GraphQLField(
+                    self.delete_response(),
+                    args=self.write_args(ct, "delete"),
+                    resolve=r.delete(ct),
+                )
         out.update(self.upload_mutations())
         out.update(self.users_mutations())
         return out
@@ -894,14 +924,14 @@ class SchemaBuilder:
 
     # ------------------------------------------------------------------ the schema
     def build(self) -> GraphQLSchema:
-        query = GraphQLObjectType("Query", self.queries() if self.settings.shadow_crud else {})
-        mutation = GraphQLObjectType(
-            "Mutation", self.mutations() if self.settings.shadow_crud else {}
-        )
+        """The generated schema; `Mutation` may be empty until extensions add to it."""
+        shadow = self.settings.shadow_crud
+        query = GraphQLObjectType("Query", self.queries() if shadow else {})
+        mutation = GraphQLObjectType("Mutation", self.mutations() if shadow else {})
         return GraphQLSchema(
             query=query,
-            mutation=mutation if mutation.fields else None,
-            types=[self.generic_morph()] if self.settings.shadow_crud else None,
+            mutation=mutation,
+            types=[self.generic_morph()] if shadow else None,
         )
 
 
