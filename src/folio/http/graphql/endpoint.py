@@ -137,7 +137,10 @@ def _leaves(kind: GraphQLObjectType) -> dict[str, _Leaf]:
     if found is None:
         leaves: dict[str, _Leaf] = {}
         for name, field in kind.fields.items():
-            if field.resolve is not None or field.args:
+            # a field with a resolver qualifies when the resolver reads a loaded document's
+            # key (`dict_key`) and only loads when the document does not hold it
+            key = getattr(field.resolve, "dict_key", None)
+            if (field.resolve is not None and key != name) or field.args:
                 continue
             inner = field.type
             nullable = not isinstance(inner, GraphQLNonNull)
@@ -171,7 +174,9 @@ class Execution(ExecutionContext):
         pending: list[str] = []
         for response_name, field_nodes in fields.items():
             leaf = leaves.get(field_nodes[0].name.value)
-            if leaf is not None:
+            if leaf is not None and (
+                leaf.object_type is None or field_nodes[0].name.value in source_value
+            ):
                 value = source_value.get(field_nodes[0].name.value)
                 if value is None:
                     if leaf.nullable:

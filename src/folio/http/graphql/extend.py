@@ -22,12 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 import graphql as graphql_module
 from graphql import (
+    DocumentNode,
     GraphQLError,
     GraphQLField,
     GraphQLNamedType,
     GraphQLObjectType,
     GraphQLResolveInfo,
     GraphQLSchema,
+    ObjectTypeDefinitionNode,
+    ObjectTypeExtensionNode,
     extend_schema,
     parse,
     validate_schema,
@@ -128,7 +131,7 @@ def extended(schema: GraphQLSchema, found: Extensions) -> GraphQLSchema | None:
         schema = _rebuilt(schema, [k for _, k in found.types])
     for name, sdl in found.type_defs:
         try:
-            schema = extend_schema(schema, parse(sdl))
+            schema = extend_schema(schema, _roots_extended(schema, parse(sdl)))
         except (GraphQLError, TypeError) as exc:
             raise ConfigError(f"graphql extension {name}: typeDefs: {exc}") from None
     for (type_name, field_name), (name, fn) in found.resolvers.items():
@@ -155,6 +158,25 @@ def extended(schema: GraphQLSchema, found: Extensions) -> GraphQLSchema | None:
             "graphql: the extended schema is invalid: " + "; ".join(e.message for e in errors)
         )
     return schema
+
+
+def _roots_extended(schema: GraphQLSchema, document: DocumentNode) -> DocumentNode:
+    """`type Query { ... }` (or Mutation) read as `extend type Query` while the generated
+    one is still empty (`shadowCRUD: false`): both spellings work there."""
+    definitions = []
+    for node in document.definitions:
+        if isinstance(node, ObjectTypeDefinitionNode) and node.name.value in ("Query", "Mutation"):
+            existing = schema.type_map.get(node.name.value)
+            if isinstance(existing, GraphQLObjectType) and not existing.fields:
+                node = ObjectTypeExtensionNode(
+                    name=node.name,
+                    interfaces=node.interfaces,
+                    directives=node.directives,
+                    fields=node.fields,
+                    loc=node.loc,
+                )
+        definitions.append(node)
+    return DocumentNode(definitions=definitions, loc=document.loc)
 
 
 def _rebuilt(schema: GraphQLSchema, types: list[GraphQLNamedType]) -> GraphQLSchema:

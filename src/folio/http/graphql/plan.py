@@ -143,6 +143,25 @@ class Planner:
             self._field(walk, schema, field, name, key, key_nodes, fields, populate)
         return {"fields": fields, "populate": populate}
 
+    def field_populate(
+        self,
+        info: GraphQLResolveInfo,
+        path: tuple[str, ...],
+        variants: dict[tuple[str, ...], Variant],
+    ) -> dict[str, Any]:
+        """The `populate` parameter reading the field `info` resolves, as its parent's read
+        would have read it (for documents an app's resolver returned)."""
+        parent = info.parent_type
+        schema = self.owners[parent.name]
+        field = parent.fields[info.field_name]
+        fields: list[str] = []
+        populate: dict[str, Any] = {}
+        walk = Walk(info, path[:-1], variants)
+        self._field(
+            walk, schema, field, info.field_name, path[-1], info.field_nodes, fields, populate
+        )
+        return populate
+
     def nodes_of(
         self,
         info: GraphQLResolveInfo,

@@ -381,11 +381,11 @@ class Resolvers:
                 # read in the database; its pagination errors are this field's
                 parse_pagination(pagination_params(pagination), self.list_limits)
             ctx: Context = info.context
-            if ctx.variants:
+            if ctx.variants or name not in parent:
                 path = response_path(info)
-                if path in ctx.variants:
-                    return self._variant(ctx, path, parent, lambda v: pick(v, pagination))
-            return pick(parent.get(name), pagination)
+                if path in ctx.variants or name not in parent:
+                    return self._lazy(info, path, parent, lambda v: pick(v, pagination))
+            return pick(parent[name], pagination)
 
         return resolve
 
@@ -416,13 +416,59 @@ class Resolvers:
             **_: Any,
         ) -> Any:
             ctx: Context = info.context
-            if ctx.variants:
+            if ctx.variants or name not in parent:
                 path = response_path(info)
-                if path in ctx.variants:
-                    return self._variant(ctx, path, parent, lambda v: pick(v, pagination, sort))
-            return pick(parent.get(name), pagination, sort)
+                if path in ctx.variants or name not in parent:
+                    return self._lazy(info, path, parent, lambda v: pick(v, pagination, sort))
+            return pick(parent[name], pagination, sort)
 
         return resolve
+
+    def linked(self, name: str) -> Resolver:
+        """A to-one relation, media field, component or dynamic zone: the loaded
+        document's value (loaded now when an app's resolver returned the document)."""
+
+        def resolve(parent: Any, info: GraphQLResolveInfo, **_: Any) -> Any:
+            if name in parent:
+                ctx: Context = info.context
+                if not ctx.variants:
+                    return parent[name]
+                path = response_path(info)
+                if path not in ctx.variants:
+                    return parent[name]
+            else:
+                path = response_path(info)
+            return self._lazy(info, path, parent, lambda v: v)
+
+        resolve.dict_key = name  # type: ignore[attr-defined]
+        return resolve
+
+    def _lazy(
+        self,
+        info: GraphQLResolveInfo,
+        path: tuple[str, ...],
+        parent: dict[str, Any],
+        finish: Callable[[Any], Any],
+    ) -> Any:
+        """A field read apart from its parent's read: a variant of the plan, or a field of
+        a document an app's resolver returned (planned here, from the field's selection)."""
+        ctx: Context = info.context
+        if path not in ctx.variants:
+            assert self.planner is not None
+            schema = self.planner.owners[info.parent_type.name]
+            variants: dict[tuple[str, ...], Variant] = {}
+            populate = self.planner.field_populate(info, path, variants)
+            draft = (
+                isinstance(schema, ContentType)
+                and schema.draft_and_publish
+                and "publishedAt" in parent
+                and parent["publishedAt"] is None
+            )
+            status = "draft" if draft else "published"
+            ctx.variants[path] = (Variant(schema, populate), status, parent.get("locale"))
+            for sub, variant in variants.items():
+                ctx.variants[sub] = (variant, status, parent.get("locale"))
+        return self._variant(ctx, path, parent, finish)
 
     async def _variant(
         self,

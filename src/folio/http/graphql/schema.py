@@ -323,12 +323,16 @@ class SchemaBuilder:
                 if attr.to_many(owning):
                     self._many(out, attr.name, target, paged=True)
                 else:
-                    out[attr.name] = GraphQLField(self.content_type(target))
+                    out[attr.name] = GraphQLField(
+                        self.content_type(target), resolve=r.linked(attr.name)
+                    )
             elif attr.type == "media":
                 if attr.multiple:
                     self._many(out, attr.name, self.file_type)
                 else:
-                    out[attr.name] = GraphQLField(self.content_type(self.file_type))
+                    out[attr.name] = GraphQLField(
+                        self.content_type(self.file_type), resolve=r.linked(attr.name)
+                    )
             elif attr.type == "component":
                 comp = self.registry.components[str(attr.component)]
                 kind_ = self.component_type(comp)
@@ -339,9 +343,11 @@ class SchemaBuilder:
                         resolve=r.component_list(attr.name),
                     )
                 else:
-                    out[attr.name] = GraphQLField(kind_)
+                    out[attr.name] = GraphQLField(kind_, resolve=r.linked(attr.name))
             elif attr.type == "dynamiczone":
-                out[attr.name] = GraphQLField(GraphQLList(self.zone(owner, attr)))
+                out[attr.name] = GraphQLField(
+                    GraphQLList(self.zone(owner, attr)), resolve=r.linked(attr.name)
+                )
         return out
 
     def _many(
