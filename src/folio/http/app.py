@@ -111,7 +111,14 @@ def build_asgi(folio: Folio) -> Starlette:
     graphql = GraphQLEndpoint(folio)
     routes: list[BaseRoute] = [
         # no route when there is nothing to serve (`shadowCRUD: false`, no extension)
-        *([Route(graphql.path, graphql.handle, methods=ALL_METHODS)] if graphql.schema else []),
+        *(
+            [
+                Route(graphql.path, graphql.handle, methods=ALL_METHODS),
+                Route(graphql.path + "/sandbox/{name}", graphql.asset, methods=["GET", "HEAD"]),
+            ]
+            if graphql.schema
+            else []
+        ),
         *UserEndpoints(folio, pipeline).routes(),
         *AdminEndpoints(folio).routes(),
         Route("/api/upload", uploads.upload, methods=["POST"]),

@@ -15,6 +15,7 @@ import re
 from asyncio import gather
 from collections import OrderedDict
 from collections.abc import Hashable
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -47,10 +48,12 @@ from folio.errors import (
     FolioError,
     ForbiddenError,
     MethodNotAllowedError,
+    NotFoundError,
     PolicyError,
 )
 from folio.http.graphql import extend
 from folio.http.graphql.resolvers import Context, Resolvers
+from folio.http.graphql.sandbox import Sandbox
 from folio.http.graphql.schema import GraphQLSettings, SchemaBuilder
 from folio.http.rest.content import read_json
 
@@ -59,7 +62,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("folio")
 
-DOCUMENT_CACHE = 512
 JSON_TYPE = "application/json; charset=utf-8"
 
 
@@ -373,6 +375,7 @@ class GraphQLEndpoint:
             extend.secured(schema, found.config, folio)
         self.resolvers.bind(self.builder.owners)
         self._documents: OrderedDict[str, Prepared] = OrderedDict()
+        self.sandbox = Sandbox(self.path) if self.settings.sandbox else None
 
     @property
     def path(self) -> str:
@@ -386,9 +389,10 @@ class GraphQLEndpoint:
             self._documents.move_to_end(text)
             return found
         found = self._prepare(text)
-        self._documents[text] = found
-        if len(self._documents) > DOCUMENT_CACHE:
-            self._documents.popitem(last=False)
+        if self.settings.cache_size:
+            self._documents[text] = found
+            if len(self._documents) > self.settings.cache_size:
+                self._documents.popitem(last=False)
         return found
 
     def _prepare(self, text: str) -> Prepared:
@@ -412,7 +416,16 @@ class GraphQLEndpoint:
         return Prepared(document, None)
 
     # ------------------------------------------------------------------ HTTP
+    async def asset(self, request: Request) -> Response:
+        """The sandbox's files."""
+        if self.sandbox is None:
+            raise NotFoundError()
+        return self.sandbox.asset(request)
+
     async def handle(self, request: Request) -> Response:
+        started = perf_counter()
+        if self.sandbox is not None and Sandbox.wanted(request):
+            return self.sandbox.page_response()
         if request.method == "POST":
             body = await read_json(request, self.folio.settings.max_body_bytes)
             if isinstance(body, list):
@@ -456,6 +469,7 @@ class GraphQLEndpoint:
         # an invalid credential is refused before the operation runs (REST envelope)
         principal = await self.folio.access.principal(request.scope)
         prepared = self.prepare(query)
+        prepared_at = perf_counter()
         if prepared.errors is not None:
             return _json({"errors": prepared.errors}, 400)
         operation_node = self._operation(prepared, operation)
@@ -492,7 +506,15 @@ class GraphQLEndpoint:
         )
         if not isinstance(result, ExecutionResult):
             result = await result
-        return self._result(result)
+        if not self.settings.tracing:
+            return self._result(result)
+        done = perf_counter()
+        timing = {
+            "parseValidateMs": round((prepared_at - started) * 1000, 3),
+            "executeMs": round((done - prepared_at) * 1000, 3),
+            "totalMs": round((done - started) * 1000, 3),
+        }
+        return self._result(result, {"timing": timing})
 
     def _operation(
         self, prepared: Prepared, name: str | None
@@ -511,7 +533,9 @@ class GraphQLEndpoint:
             )
         return next(iter(prepared.operations.values()))
 
-    def _result(self, result: ExecutionResult) -> Response:
+    def _result(
+        self, result: ExecutionResult, extensions: dict[str, Any] | None = None
+    ) -> Response:
         if result.errors and result.data is None and all(e.path is None for e in result.errors):
             # the variables do not fit their types: a request error
             errors = [_located(e, "BAD_USER_INPUT", quote=True) for e in result.errors]
@@ -520,6 +544,8 @@ class GraphQLEndpoint:
         if result.errors:
             body["errors"] = [field_error(e) for e in result.errors]
         body["data"] = result.data
+        if extensions:
+            body["extensions"] = extensions
         return _json(body)
 
     @staticmethod

@@ -103,6 +103,13 @@ class GraphQLSettings:
     default_limit: int = 10
     max_limit: int = -1
     introspection: bool = True
+    # the sandbox (an IDE for browsers at the endpoint)
+    sandbox: bool = True
+    # parsed and validated documents kept (engineServer.cacheSize)
+    cache_size: int = 512
+    # per-request timing in the answer's `extensions` (engineServer.tracing)
+    tracing: bool = False
+    production: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -125,8 +132,23 @@ class GraphQLSettings:
             if isinstance(value, int) and not isinstance(value, bool):
                 setattr(out, attr, value)
         engine = config.get("engineServer") if isinstance(config.get("engineServer"), dict) else {}
-        introspection = engine.get("introspection") if isinstance(engine, dict) else None
+        assert isinstance(engine, dict)
+        introspection = engine.get("introspection")
         out.introspection = bool(introspection) if introspection is not None else not production
+        size = engine.get("cacheSize")
+        if isinstance(size, int) and not isinstance(size, bool) and size >= 0:
+            out.cache_size = size
+        out.tracing = bool(engine.get("tracing", False))
+        out.production = production
+        # `landingPage` (a boolean, or a function giving one), else the deprecated
+        # `playgroundAlways`; by default on outside production only
+        landing = config.get("landingPage")
+        if callable(landing):
+            landing = landing()
+        if landing is not None:
+            out.sandbox = bool(landing)
+        else:
+            out.sandbox = bool(config.get("playgroundAlways")) or not production
         return out
 
 
