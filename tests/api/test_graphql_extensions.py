@@ -58,6 +58,12 @@ def register(app):
             return result
         return middleware
 
+    async def slow_yes(ctx, app):
+        return True
+
+    async def resolved(parent, args, context, info):
+        return "awaited"
+
     async def featured(parent, args, context, info):
         page = await context.folio.documents.find(
             context.folio.registry.content_types["api::article.article"],
@@ -81,6 +87,8 @@ def register(app):
                 ordered: String
                 featured(title: String!): Article
                 greeting: Greeting
+                awaited: String
+                awaitedRefused: String
             }
             extend type Article { wordCount: Int }
         """,
@@ -97,6 +105,8 @@ def register(app):
                 "ordered": lambda *a: CALLS.append("resolver") or ",".join(CALLS),
                 "featured": featured,
                 "greeting": lambda *a: {"text": "hi"},
+                "awaited": resolved,
+                "awaitedRefused": lambda *a: "never",
             },
             "Article": {
                 "wordCount": lambda parent, args, context, info: len(parent["title"].split()),
@@ -119,6 +129,8 @@ def register(app):
             "Query.ordered": {"auth": False, "middlewares": [tag("outer"), tag("inner")]},
             "Query.featured": {"auth": {"scope": ["api::article.article.find"]}},
             "Query.greeting": {"auth": False},
+            "Query.awaited": {"auth": False, "policies": [slow_yes]},
+            "Query.awaitedRefused": {"auth": False, "policies": [slow_yes, lambda ctx, app: False]},
         },
     })
 
@@ -254,6 +266,11 @@ def test_policies(api: Api) -> None:
     # on a generated resolver
     assert error(api, "{ categories { name } }")["message"] == "Policy Failed"
     assert data(api, "{ tags { name } }") == {"tags": []}
+
+
+def test_awaitable_policies_and_resolvers(api: Api) -> None:
+    assert data(api, "{ awaited }") == {"awaited": "awaited"}
+    assert error(api, "{ awaitedRefused }")["message"] == "Policy Failed"
 
 
 def test_middlewares_wrap_in_order(api: Api) -> None:

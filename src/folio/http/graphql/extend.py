@@ -277,8 +277,24 @@ def _secure(
     if not check and not policies and not middlewares:
         return
 
-    # (`resolve_info`: a field may have an argument named `info`)
-    async def resolve(parent: Any, resolve_info: GraphQLResolveInfo, **args: Any) -> Any:
+    def refuse(result: Any) -> None:
+        if result is not None and not result:
+            raise PolicyError("Policy Failed")
+
+    async def rest(
+        pending: Any, later: list[Callable[[GraphQLPolicyContext], Any]], make: Any, run: Any
+    ) -> Any:
+        """The policies from one that answered an awaitable on, then the resolver."""
+        refuse(await pending)
+        for policy in later:
+            result = policy(make())
+            refuse(await result if inspect.isawaitable(result) else result)
+        result = run()
+        return await result if inspect.isawaitable(result) else result
+
+    # synchronous unless a policy or the resolver is not (`resolve_info`: a field may have
+    # an argument named `info`)
+    def resolve(parent: Any, resolve_info: GraphQLResolveInfo, **args: Any) -> Any:
         info = resolve_info
         ctx: Context = info.context
         if check:
@@ -288,16 +304,19 @@ def _secure(
             )
             if not allowed:
                 raise ForbiddenError("Forbidden access")
-        for policy in policies:
-            result = policy(GraphQLPolicyContext(parent, args, ctx, info, folio))
-            if inspect.isawaitable(result):
-                result = await result
-            if result is not None and not result:
-                raise PolicyError("Policy Failed")
-        result = call(parent, args, ctx, info)
-        if inspect.isawaitable(result):
-            result = await result
-        return result
+        if policies:
+
+            def make() -> GraphQLPolicyContext:
+                return GraphQLPolicyContext(parent, args, ctx, info, folio)
+
+            for i, policy in enumerate(policies):
+                result = policy(make())
+                if inspect.isawaitable(result):
+                    return rest(
+                        result, policies[i + 1 :], make, lambda: call(parent, args, ctx, info)
+                    )
+                refuse(result)
+        return call(parent, args, ctx, info)
 
     resolve.action = getattr(inner, "action", None)  # type: ignore[attr-defined]
     field.resolve = resolve
