@@ -58,6 +58,13 @@ def register(app):
             return result
         return middleware
 
+    async def shouting_titles(next, parent, args, context, info):
+        # acts on what the nested fields resolve (the document's title)
+        found = await next(parent, args, context, info)
+        if found is not None and args.get("title") == "Feature":
+            found = {**found, "title": found["title"].upper()}
+        return found
+
     async def slow_yes(ctx, app):
         return True
 
@@ -127,7 +134,10 @@ def register(app):
                 "middlewares": [{"name": "shout", "options": {"suffix": "!"}}],
             },
             "Query.ordered": {"auth": False, "middlewares": [tag("outer"), tag("inner")]},
-            "Query.featured": {"auth": {"scope": ["api::article.article.find"]}},
+            "Query.featured": {
+                "auth": {"scope": ["api::article.article.find"]},
+                "middlewares": [shouting_titles],
+            },
             "Query.greeting": {"auth": False},
             "Query.awaited": {"auth": False, "policies": [slow_yes]},
             "Query.awaitedRefused": {"auth": False, "policies": [slow_yes, lambda ctx, app: False]},
@@ -307,7 +317,7 @@ def test_custom_resolvers_return_documents_the_generated_types_resolve(api: Api)
     )
     assert data(api, query) == {
         "featured": {
-            "title": "Feature",
+            "title": "FEATURE",
             "wordCount": 1,
             "category": {"name": "News", "articles": [{"title": "Feature"}]},
             "tags": [{"name": "b"}, {"name": "a"}],
