@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING, Any
 from graphql import GraphQLObjectType, GraphQLResolveInfo
 from starlette.requests import Request
 
-from folio.auth.principal import Principal
+from folio.auth.principal import OPEN, Principal
 from folio.content.params import Limits, parse_pagination
-from folio.content.query import Pagination
+from folio.content.query import Pagination, Query
 from folio.errors import (
     ApplicationError,
     NotFoundError,
     UnauthorizedError,
 )
 from folio.http.graphql.plan import Planner, Variant, pagination_params, unwrap
+from folio.http.upload import delete_file, update_file_info
 from folio.schema.builtins import FILE_UID, USER_UID
 from folio.schema.model import Component, ContentType, Schema
 
@@ -348,7 +349,7 @@ class Resolvers:
             params = {"locale": args["locale"]} if args.get("locale") is not None else {}
             if ct.is_single:
                 found = await self.documents.find_one(
-                    ct, None, {"fields": [], "status": "draft", **params}, _open()
+                    ct, None, {"fields": [], "status": "draft", **params}, OPEN
                 )
                 if found is None:
                     raise NotFoundError("Document not found")
@@ -531,7 +532,7 @@ class Resolvers:
             ct = self.folio.registry.content_types.get(uid)
             if ct is None or uid not in self.type_names or not ctx.principal.can_find(uid):
                 continue
-            doc = await self.documents.reads.find_by_id(ct, row_id, _plain_query())
+            doc = await self.documents.reads.find_by_id(ct, row_id, Query())
             # a document with drafts is listed once, by its published version
             if doc is not None and not (ct.draft_and_publish and doc.get("publishedAt") is None):
                 out.append({**doc, "__type": uid})
@@ -575,22 +576,13 @@ class Resolvers:
     async def update_file(self, _root: Any, resolve_info: GraphQLResolveInfo, **args: Any) -> Any:
         # (`info` is an argument of this mutation)
         ctx: Context = resolve_info.context
-        from folio.http.upload import update_file_info
-
         return await update_file_info(ctx.folio, str(args["id"]), args.get("info") or {})
 
     async def delete_file(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: Context = info.context
-        from folio.http.upload import delete_file
-
         return await delete_file(ctx.folio, str(args["id"]))
 
     # ------------------------------------------------------------------ users-permissions
-    def _users_read(self, info: GraphQLResolveInfo) -> Any:
-        ct = self.folio.registry.content_types[USER_UID]
-        params = self.read_params(ct, info, {}, unwrap(info.return_type), info.field_nodes)
-        return ct, params
-
     async def me(self, _root: Any, info: GraphQLResolveInfo) -> Any:
         ctx: Context = info.context
         user_id = ctx.principal.user_id
@@ -603,7 +595,7 @@ class Resolvers:
     def _me_query(self) -> Any:
         ct = self.folio.registry.content_types[USER_UID]
         return self.documents.query(
-            ct, {"populate": {"role": "true"}}, _open(), find=False, key=("graphql-me",)
+            ct, {"populate": {"role": "true"}}, OPEN, find=False, key=("graphql-me",)
         )
 
     async def login(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
@@ -717,18 +709,6 @@ def _numeric(raw: Any) -> int:
     if not text.isdigit():
         raise NotFoundError()
     return int(text)
-
-
-def _open() -> Principal:
-    from folio.auth.principal import OPEN
-
-    return OPEN
-
-
-def _plain_query() -> Any:
-    from folio.content.query import Query
-
-    return Query()
 
 
 def _me(user: dict[str, Any]) -> dict[str, Any]:
