@@ -9,9 +9,11 @@ HTTP 400, resolver errors with HTTP 200 beside the data."""
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import re
+import warnings
 from asyncio import gather
 from collections import OrderedDict
 from collections.abc import Hashable
@@ -168,12 +170,42 @@ class Execution(ExecutionContext):
         path: Any,
         fields: dict[str, list[FieldNode]],
     ) -> Any:
-        if not isinstance(source_value, dict):
-            return super().execute_fields(parent_type, source_value, path, fields)
-        leaves = _leaves(parent_type)
+        # (the root value is no document: its fields all take the usual path)
+        leaves = _leaves(parent_type) if isinstance(source_value, dict) else {}
         results: dict[str, Any] = {}
-        is_awaitable = self.is_awaitable
         pending: list[str] = []
+        try:
+            self._fields(parent_type, source_value, path, fields, leaves, results, pending)
+        except Exception:
+            # a non-null field failed: the fields already started will not be awaited
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # dropped on purpose
+                for name in pending:
+                    started = results[name]
+                    if inspect.iscoroutine(started):
+                        started.close()
+            raise
+        if not pending:
+            return results
+
+        async def gathered() -> dict[str, Any]:
+            done = await gather(*(results[name] for name in pending))
+            results.update(zip(pending, done, strict=True))
+            return results
+
+        return gathered()
+
+    def _fields(
+        self,
+        parent_type: GraphQLObjectType,
+        source_value: Any,
+        path: Any,
+        fields: dict[str, list[FieldNode]],
+        leaves: dict[str, _Leaf],
+        results: dict[str, Any],
+        pending: list[str],
+    ) -> None:
+        is_awaitable = self.is_awaitable
         for response_name, field_nodes in fields.items():
             leaf = leaves.get(field_nodes[0].name.value)
             if leaf is not None and (
@@ -207,15 +239,6 @@ class Execution(ExecutionContext):
                 results[response_name] = result
                 if is_awaitable(result):
                     pending.append(response_name)
-        if not pending:
-            return results
-
-        async def gathered() -> dict[str, Any]:
-            done = await gather(*(results[name] for name in pending))
-            results.update(zip(pending, done, strict=True))
-            return results
-
-        return gathered()
 
     def _object(
         self, leaf: _Leaf, field_nodes: list[FieldNode], path: Path, value: dict[str, Any]
