@@ -72,6 +72,8 @@ def _load_file(config_dir: Path, name: str) -> dict[str, Any]:
         data = value(Env()) if callable(value) else value
     else:
         return {}
+    if name == "middlewares" and isinstance(data, list):
+        return {"stack": data}  # the reference's list of middlewares
     if not isinstance(data, dict):
         raise ConfigError(f"config/{name}: must define an object")
     return data

@@ -21,11 +21,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from folio.app import Folio, load_app
+from folio.auth.principal import Principal
 from folio.errors import FolioError, InternalError, MethodNotAllowedError, NotFoundError
 from folio.http.admin import AdminEndpoints
+from folio.http.edges import CorsSettings, Edges
 from folio.http.graphql.endpoint import GraphQLEndpoint
 from folio.http.pipeline import Pipeline
-from folio.http.responses import error_response
+from folio.http.responses import error_response, json_response
 from folio.http.rest.content import ContentEndpoints
 from folio.http.upload import UploadEndpoints
 from folio.http.users import UserEndpoints
@@ -61,6 +63,35 @@ async def _not_found(request: Request) -> Response:
     raise NotFoundError()
 
 
+async def _health(request: Request) -> Response:
+    """The server is up (204, as the reference answers)."""
+    return Response(status_code=204)
+
+
+def _locales(folio: Folio) -> Any:
+    """`GET /api/i18n/locales`: the configured locales, as the reference lists them."""
+    settings = folio.settings
+
+    async def handler(request: Request, principal: Principal) -> Response:
+        return json_response(
+            [
+                {
+                    "id": i,
+                    "documentId": loc.code,
+                    "name": loc.name,
+                    "code": loc.code,
+                    "createdAt": None,
+                    "updatedAt": None,
+                    "publishedAt": None,
+                    "isDefault": loc.code == settings.default_locale,
+                }
+                for i, loc in enumerate(settings.locales, start=1)
+            ]
+        )
+
+    return handler
+
+
 class FolioApp(Starlette):
     """The Starlette app, with the generated content routes dispatched before its middleware
     and route table: a content request goes straight to its endpoint (the same endpoint and
@@ -68,8 +99,14 @@ class FolioApp(Starlette):
     under a root path, through Starlette."""
 
     content: tuple[Any, Any, set[str]] | None = None  # (root, document, type names)
+    edges: Edges | None = None  # CORS and request ids, on every answer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.edges is not None:
+            wrapped = await self.edges.handle(scope, send)
+            if wrapped is None:
+                return  # a CORS preflight, answered
+            send = wrapped
         if scope["type"] == "http" and self.content is not None and not scope.get("root_path"):
             path: str = scope["path"]
             if path.startswith("/api/"):
@@ -110,6 +147,12 @@ def build_asgi(folio: Folio) -> Starlette:
     uploads = UploadEndpoints(folio, pipeline)
     graphql = GraphQLEndpoint(folio)
     routes: list[BaseRoute] = [
+        Route("/_health", _health, methods=["GET", "HEAD"]),
+        Route(
+            "/api/i18n/locales",
+            pipeline.endpoint("plugin::i18n.locales.listLocales", _locales(folio)),
+            methods=["GET", "HEAD"],
+        ),
         # no route when there is nothing to serve (`shadowCRUD: false`, no extension)
         *(
             [
@@ -145,6 +188,7 @@ def build_asgi(folio: Folio) -> Starlette:
     }
     app = FolioApp(routes=routes, lifespan=lifespan, exception_handlers=handlers)
     app.content = (endpoints.root, endpoints.document, names)
+    app.edges = Edges(CorsSettings.read(folio.settings.raw.get("middlewares", {})))
     app.state.folio = folio
     return app
 

@@ -1,0 +1,154 @@
+"""HTTP edges clients of the reference rely on: CORS (default: every origin reflected, with
+credentials; preflight answered 204), `GET /_health`, `GET /api/i18n/locales`, and a request
+id on every answer."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.api.authapp import auth_api, bearer, make_auth_app, token
+from tests.conftest import Api, failed
+
+ORIGIN = "http://app.example.com"
+PREFLIGHT = {
+    "Origin": ORIGIN,
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "content-type,authorization",
+}
+
+
+def app_with(tmp_path: Path, middlewares: Any = None) -> Path:
+    app = make_auth_app(tmp_path)
+    if middlewares is not None:
+        (app / "config" / "middlewares.json").write_text(json.dumps(middlewares))
+    return app
+
+
+@pytest.fixture
+def api(backend: str, tmp_path: Path) -> Iterator[Api]:
+    yield from auth_api(backend, app_with(tmp_path))
+
+
+def test_preflight_is_answered_for_every_origin_by_default(api: Api) -> None:
+    for path in ("/api/articles", "/api/tags/x", "/graphql", "/api/upload"):
+        r = api.client.options(path, headers=PREFLIGHT)
+        assert r.status_code == 204, path
+        assert r.content == b""
+        h = r.headers
+        assert h["access-control-allow-origin"] == ORIGIN
+        assert h["access-control-allow-credentials"] == "true"
+        assert h["access-control-max-age"] == "31536000"
+        assert h["access-control-allow-methods"] == "GET,POST,PUT,PATCH,DELETE,HEAD,OPTIONS"
+        assert h["access-control-allow-headers"] == "Content-Type,Authorization,Origin,Accept"
+
+
+def test_answers_carry_the_origin_they_were_asked_from(api: Api) -> None:
+    r = api.get("/api/tags", headers={"Origin": ORIGIN})
+    assert r.status_code == 200
+    assert r.headers["access-control-allow-origin"] == ORIGIN
+    assert r.headers["access-control-allow-credentials"] == "true"
+    assert "Origin" in r.headers["vary"]
+    # errors too
+    r = api.get("/api/nope", headers={"Origin": ORIGIN})
+    assert r.status_code == 404
+    assert r.headers["access-control-allow-origin"] == ORIGIN
+    # without an Origin, no CORS headers
+    r = api.get("/api/tags")
+    assert "access-control-allow-origin" not in r.headers
+
+
+def test_configured_origins_methods_and_headers(backend: str, tmp_path: Path) -> None:
+    config = [
+        "strapi::logger",
+        {
+            "name": "strapi::cors",
+            "config": {
+                "origin": [ORIGIN],
+                "methods": ["GET", "POST"],
+                "headers": ["Content-Type", "X-Custom"],
+                "expose": ["X-Request-Id"],
+                "credentials": False,
+                "maxAge": 600,
+            },
+        },
+    ]
+    for api in auth_api(backend, app_with(tmp_path, config)):
+        r = api.client.options("/api/tags", headers=PREFLIGHT)
+        assert r.status_code == 204
+        assert r.headers["access-control-allow-origin"] == ORIGIN
+        assert "access-control-allow-credentials" not in r.headers
+        assert r.headers["access-control-allow-methods"] == "GET,POST"
+        assert r.headers["access-control-allow-headers"] == "Content-Type,X-Custom"
+        assert r.headers["access-control-max-age"] == "600"
+        r = api.get("/api/tags", headers={"Origin": ORIGIN})
+        assert r.headers["access-control-expose-headers"] == "X-Request-Id"
+        # another origin gets no CORS headers, and its preflight is no preflight
+        other = {**PREFLIGHT, "Origin": "http://evil.example"}
+        r = api.client.options("/api/tags", headers=other)
+        assert "access-control-allow-origin" not in r.headers
+        assert r.status_code != 204
+        r = api.get("/api/tags", headers={"Origin": "http://evil.example"})
+        assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+
+
+def test_cors_off(backend: str, tmp_path: Path) -> None:
+    for api in auth_api(backend, app_with(tmp_path, {"cors": False})):
+        r = api.get("/api/tags", headers={"Origin": ORIGIN})
+        assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+
+
+def test_a_bad_cors_config_stops_start_up(tmp_path: Path) -> None:
+    from folio.app import load_app
+    from folio.errors import ConfigError
+    from folio.http.app import build_asgi
+
+    app = app_with(tmp_path, {"cors": {"origin": 3}})
+    with pytest.raises(ConfigError, match=r"cors\.origin"):
+        build_asgi(load_app(app, f"sqlite:///{app / 'data.db'}"))
+
+
+def test_health(api: Api) -> None:
+    r = api.get("/_health")
+    assert r.status_code == 204 and r.content == b""
+    assert api.client.head("/_health").status_code == 204
+
+
+def test_locales(api: Api) -> None:
+    failed(api.get("/api/i18n/locales"), 403, "ForbiddenError")
+    r = api.get("/api/i18n/locales", headers=bearer(token(api, "read-only")))
+    assert r.status_code == 200
+    assert r.json() == [
+        {
+            "id": i,
+            "documentId": code,
+            "name": name,
+            "code": code,
+            "createdAt": None,
+            "updatedAt": None,
+            "publishedAt": None,
+            "isDefault": code == "en",
+        }
+        for i, (code, name) in enumerate(
+            [("en", "English (en)"), ("fr", "French (fr)"), ("de", "German (de)")], start=1
+        )
+    ]
+
+
+def test_request_ids(api: Api) -> None:
+    first = api.get("/api/tags").headers["x-request-id"]
+    second = api.get("/api/tags").headers["x-request-id"]
+    assert re.fullmatch(r"[0-9a-f]{32}", first) and first != second
+    assert (
+        api.get("/api/tags", headers={"X-Request-Id": "abc-123"}).headers["x-request-id"]
+        == "abc-123"
+    )
+    weird = api.get("/api/tags", headers={"X-Request-Id": "a b<c>"}).headers["x-request-id"]
+    assert re.fullmatch(r"[0-9a-f]{32}", weird)
+    assert "x-request-id" in api.get("/api/nope").headers
+    assert "x-request-id" in api.post("/graphql", {"query": "{ __typename }"}).headers
