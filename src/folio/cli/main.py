@@ -7,7 +7,31 @@ import os
 import sys
 from pathlib import Path
 
+from folio import __version__
 from folio.errors import ConfigError
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
+
+def _log_level(value: str) -> str:
+    level = value.lower()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(
+            f"unknown log level {value!r} (one of {', '.join(LOG_LEVELS)})"
+        )
+    return level
+
+
+def _environment() -> str:
+    return os.environ.get("FOLIO_ENV") or os.environ.get("NODE_ENV") or "development"
+
+
+def _database(url: str) -> str:
+    """The database to show in the banner (no password)."""
+    if url.startswith("sqlite"):
+        return "sqlite " + url.split(":///", 1)[-1]
+    scheme, _, rest = url.partition("://")
+    return f"{scheme} {rest.rpartition('@')[2]}"
 
 
 def _serve(args: argparse.Namespace, reload: bool) -> int:
@@ -27,6 +51,14 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     os.environ["FOLIO_APP_DIR"] = str(app_dir)
     host = args.host or settings.host
     port = args.port or settings.port
+    # Folio's own messages (mail sent by the default sender, errors) at the chosen level, in
+    # every server process (see folio.http.app.create_app)
+    os.environ["FOLIO_LOG_LEVEL"] = args.log_level
+    print(
+        f"folio {__version__} · app {app_dir} · database {_database(settings.database_url)}"
+        f" · http://{host}:{port} · environment {_environment()}",
+        flush=True,
+    )
     options: dict[str, object] = {
         "host": host,
         "port": port,
@@ -78,6 +110,7 @@ def _locale(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="folio", description="Folio content service")
+    parser.add_argument("--version", action="version", version=f"folio {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     new = sub.add_parser("new", help="create an app with an example blog")
     new.add_argument("directory")
@@ -86,7 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("app_dir", nargs="?", default=".")
         p.add_argument("--host")
         p.add_argument("--port", type=int)
-        p.add_argument("--log-level", default="warning")
+        p.add_argument(
+            "--log-level",
+            default="info",
+            type=_log_level,
+            help=f"one of {', '.join(LOG_LEVELS)} (default: info)",
+        )
         p.add_argument("--access-log", action="store_true")
         if name == "serve":
             p.add_argument("--workers", type=int, default=1)

@@ -201,7 +201,21 @@ def _storage_mount(folio: Folio) -> list[BaseRoute]:
     return [Mount(mount.path, StaticFiles(directory=str(mount.directory), check_dir=False))]
 
 
+def configure_logging(level: str) -> None:
+    """Folio's own log (`folio.*`: mail written by the default sender, errors) on stderr."""
+    folio_log = logging.getLogger("folio")
+    if not any(getattr(h, "folio", False) for h in folio_log.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s: %(name)s: %(message)s"))
+        handler.folio = True  # type: ignore[attr-defined]
+        folio_log.addHandler(handler)
+    folio_log.setLevel("DEBUG" if level == "trace" else level.upper())
+
+
 def create_app(app_dir: Path | str | None = None, database_url: str | None = None) -> Starlette:
     """The ASGI app for an app directory (default: `FOLIO_APP_DIR` or the current one)."""
+    level = os.environ.get("FOLIO_LOG_LEVEL")
+    if level:
+        configure_logging(level)
     directory = app_dir or os.environ.get("FOLIO_APP_DIR") or "."
     return build_asgi(load_app(directory, database_url))
