@@ -95,3 +95,25 @@ def test_banner_and_mail_in_the_log(tmp_path: Path) -> None:
     )
     assert "INFO: folio.mail: mail to mailme@example.com: Reset password" in text
     assert "Use this code to reset it: " in text
+
+
+def test_commands_refuse_to_act_outside_an_app(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    missing = tmp_path / "missing"
+    cases = [
+        (["serve", str(missing)], tmp_path, f"{missing} does not exist"),
+        (["develop", str(empty)], tmp_path, f"{empty} is not a Folio app"),
+        (["token", "list"], empty, f"{empty} is not a Folio app"),
+        (["user", "list", "--app", str(missing)], tmp_path, f"{missing} does not exist"),
+        (["locale", "list", "--app", str(empty)], tmp_path, f"{empty} is not a Folio app"),
+        (["permissions", "list", "public"], empty, f"{empty} is not a Folio app"),
+    ]
+    for command, cwd, message in cases:
+        done = subprocess.run([*FOLIO, *command], cwd=cwd, capture_output=True, text=True)
+        assert done.returncode == 2, (command, done.stderr)
+        assert message in done.stderr, (command, done.stderr)
+        assert "Traceback" not in done.stderr
+    # nothing was created
+    assert not missing.exists()
+    assert list(empty.iterdir()) == []

@@ -26,6 +26,22 @@ def _environment() -> str:
     return os.environ.get("FOLIO_ENV") or os.environ.get("NODE_ENV") or "development"
 
 
+def app_problem(path: str) -> str | None:
+    """Why a directory is no app to act on (commands never create one by accident)."""
+    target = Path(path)
+    path = str(target.resolve())
+    if not target.exists():
+        return f"{path} does not exist (create an app with: folio new {path})"
+    if not target.is_dir():
+        return f"{path} is not a directory"
+    if not (target / "config").is_dir() and not (target / "src").is_dir():
+        return (
+            f"{path} is not a Folio app (it has no config/ or src/ directory); "
+            f"create one with: folio new DIR"
+        )
+    return None
+
+
 def _database(url: str) -> str:
     """The database to show in the banner (no password)."""
     if url.startswith("sqlite"):
@@ -146,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     access.with_app_option(loc_sub)
     access.add_parsers(sub)
     args = parser.parse_args(argv)
+    if args.command != "new":
+        problem = app_problem(args.app_dir if args.command in ("serve", "develop") else args.app)
+        if problem is not None:
+            print(f"folio: {problem}", file=sys.stderr)
+            return 2
     if args.command in ("token", "user", "permissions", "role"):
         return access.run(args)
     if args.command == "locale":
