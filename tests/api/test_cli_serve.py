@@ -6,23 +6,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
 from folio import __version__
+from tests.api.serving import FOLIO, serving
 from tests.conftest import FIXTURES
-
-FOLIO = [sys.executable, "-m", "folio.cli.main"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _post(url: str, body: object) -> int:
@@ -54,44 +45,22 @@ def test_an_unknown_log_level_is_refused(tmp_path: Path) -> None:
 def test_banner_and_mail_in_the_log(tmp_path: Path) -> None:
     app = tmp_path / "app"
     shutil.copytree(FIXTURES / "blog", app)
-    port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "NODE_ENV")}
     env["FOLIO_ENV"] = "development"
     log = tmp_path / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [*FOLIO, "serve", str(app), "--port", str(port)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    with urllib.request.urlopen(base + "/_health", timeout=2) as r:
-                        if r.status == 204:
-                            break
-                except OSError:
-                    pass
-                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-                time.sleep(0.05)
-            user = {"username": "mailme", "email": "mailme@example.com", "password": "secret123"}
-            assert _post(base + "/api/auth/local/register", user) == 200
-            assert _post(base + "/api/auth/forgot-password", {"email": user["email"]}) == 200
-            deadline = time.monotonic() + 5
-            while "mail to mailme@example.com" not in log.read_text():
-                assert time.monotonic() < deadline, log.read_text()
-                time.sleep(0.05)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+    with serving(app, log, env) as base:
+        user = {"username": "mailme", "email": "mailme@example.com", "password": "secret123"}
+        assert _post(base + "/api/auth/local/register", user) == 200
+        assert _post(base + "/api/auth/forgot-password", {"email": user["email"]}) == 200
+        deadline = time.monotonic() + 5
+        while "mail to mailme@example.com" not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
     text = log.read_text()
     banner = next(line for line in text.splitlines() if line.startswith("folio "))
     assert banner == (
         f"folio {__version__} · app {app.resolve()} · database sqlite .tmp/data.db"
-        f" · http://127.0.0.1:{port} · environment development"
+        f" · {base} · environment development"
     )
     assert "INFO: folio.mail: mail to mailme@example.com: Reset password" in text
     assert "Use this code to reset it: " in text

@@ -4,20 +4,17 @@ surfaces them."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from gql import Client, gql
 from gql.transport.exceptions import TransportQueryError
 from gql.transport.httpx import HTTPXTransport
 from graphql import GraphQLEnumType, GraphQLError, GraphQLObjectType
 
-from tests.api.test_server_process import FOLIO, _free_port
+from tests.api.serving import FOLIO, serving
 
 Served = tuple[str, str]  # the GraphQL URL, a full-access token
 
@@ -34,34 +31,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         text=True,
     )
     token = created.stdout.strip().splitlines()[-1]
-    port = _free_port()
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "FOLIO_ENV", "NODE_ENV")
-    }
-    proc = subprocess.Popen(
-        [*FOLIO, "serve", str(app), "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}/graphql"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                r = httpx.post(url, json={"query": "{ __typename }"}, timeout=2)
-                if r.status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                out = proc.stdout.read().decode() if proc.stdout else ""
-                raise AssertionError(f"server did not start: {out}")
-            time.sleep(0.05)
-        yield url, token
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with serving(app) as base:
+        yield base + "/graphql", token
 
 
 def client(url: str, token: str | None = None, schema: bool = True) -> Client:

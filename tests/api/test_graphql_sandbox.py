@@ -6,23 +6,17 @@ into it and shows the result (a screenshot is kept in the test's temporary direc
 from __future__ import annotations
 
 import gzip
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.api.authapp import auth_api, make_auth_app
+from tests.api.serving import serving
 from tests.conftest import Api
 
 HTML = {"Accept": "text/html,application/xhtml+xml"}
-FOLIO = [sys.executable, "-m", "folio.cli.main"]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -126,40 +120,10 @@ def test_engine_server_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 # ---------------------------------------------------------------------- in a browser
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    app = make_auth_app(tmp_path)
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "FOLIO_ENV")}
-    proc = subprocess.Popen(
-        [*FOLIO, "serve", str(app), "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(base + "/api/tags", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                out = proc.stdout.read().decode() if proc.stdout else ""
-                raise AssertionError(f"server did not start: {out}")
-            time.sleep(0.05)
+    with serving(make_auth_app(tmp_path)) as base:
         yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs it)")

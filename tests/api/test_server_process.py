@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -16,13 +12,7 @@ from typing import Any
 
 import pytest
 
-FOLIO = [sys.executable, "-m", "folio.cli.main"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.api.serving import FOLIO, free_port, serving
 
 
 def _call(method: str, url: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
@@ -50,32 +40,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
         text=True,
     )
     token = created.stdout.strip().splitlines()[-1]
-    port = _free_port()
-    env = {**os.environ}
-    env.pop("DATABASE_URL", None)
-    proc = subprocess.Popen(
-        [*FOLIO, "serve", str(app), "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if _call("GET", base + "/api/articles")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                out = proc.stdout.read().decode() if proc.stdout else ""
-                raise AssertionError(f"server did not start: {out}")
-            time.sleep(0.05)
+    with serving(app) as base:
         yield base, token
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
     assert (app / ".tmp" / "data.db").is_file()
 
 
@@ -112,7 +78,7 @@ def test_a_bad_model_stops_start_up_with_a_clear_message(tmp_path: Path) -> None
     model["attributes"]["views"] = {"type": "integer", "min": "zero"}
     schema.write_text(json.dumps(model))
     proc = subprocess.run(
-        [*FOLIO, "serve", str(app), "--port", str(_free_port())],
+        [*FOLIO, "serve", str(app), "--port", str(free_port())],
         capture_output=True,
         text=True,
         timeout=20,
