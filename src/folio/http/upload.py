@@ -160,9 +160,7 @@ class UploadEndpoints:
     async def _update(self, raw_id: str, uploads: list[UploadFile], info: list[Any]) -> Response:
         """A file's information (`fileInfo`: name, alternativeText, caption, focalPoint),
         and its bytes when a file is sent (stored under the same name)."""
-        doc = await self._file(raw_id)
-        if doc is None:
-            raise NotFoundError("Entity not found")
+        doc = await _file_record(self.folio, raw_id, "Entity not found")
         [given] = _infos(info[:1], 1, strict=False)
         values = {k: v for k, v in given.items() if k != "folder"}
         stored: list[str] = []
@@ -214,34 +212,23 @@ class UploadEndpoints:
         page = await self.folio.documents.find(self.file_type, query_params(request), OPEN)
         return json_response([_record(doc) for doc in page.documents])
 
-    async def _one(self, request: Request) -> dict[str, Any]:
-        doc = await self._file(request.path_params["id"])
-        if doc is None:
-            raise NotFoundError("file.notFound")  # the reference's message
-        return doc
-
-    async def _file(self, raw_id: str) -> dict[str, Any] | None:
-        """The file record with this numeric id, or None."""
-        if not raw_id.isdigit():
-            return None
-        return await self.folio.documents.reads.find_by_id(self.file_type, int(raw_id), Query())
-
     async def _find_one(self, request: Request, principal: Principal) -> Response:
-        return json_response(_record(await self._one(request)))
+        return json_response(_record(await _file_record(self.folio, request.path_params["id"])))
 
     async def _destroy(self, request: Request, principal: Principal) -> Response:
         return json_response(_record(await delete_file(self.folio, request.path_params["id"])))
 
 
-async def _file_record(folio: Folio, raw_id: str) -> dict[str, Any]:
-    """The file record with this numeric id (NotFoundError 'file.notFound' otherwise)."""
+async def _file_record(folio: Folio, raw_id: str, missing: str = "file.notFound") -> dict[str, Any]:
+    """The file record with this numeric id (NotFoundError `missing` otherwise; by default
+    the reference's message)."""
     doc = None
     if raw_id.isdigit():
         doc = await folio.documents.reads.find_by_id(
             folio.registry.content_types[FILE_UID], int(raw_id), Query()
         )
     if doc is None:
-        raise NotFoundError("file.notFound")  # the reference's message
+        raise NotFoundError(missing)
     return doc
 
 
