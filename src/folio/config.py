@@ -79,6 +79,12 @@ def _load_file(config_dir: Path, name: str) -> dict[str, Any]:
     return data
 
 
+def environment() -> str:
+    """The app's environment: `FOLIO_ENV` (or the reference's `NODE_ENV`), by default
+    development; `production` turns off what is only for development."""
+    return os.environ.get("FOLIO_ENV") or os.environ.get("NODE_ENV") or "development"
+
+
 @dataclass
 class Locale:
     code: str

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from folio import __version__
+from folio.config import environment
 from folio.errors import ConfigError
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
@@ -20,10 +21,6 @@ def _log_level(value: str) -> str:
             f"unknown log level {value!r} (one of {', '.join(LOG_LEVELS)})"
         )
     return level
-
-
-def _environment() -> str:
-    return os.environ.get("FOLIO_ENV") or os.environ.get("NODE_ENV") or "development"
 
 
 def app_problem(path: str) -> str | None:
@@ -72,7 +69,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     os.environ["FOLIO_LOG_LEVEL"] = args.log_level
     print(
         f"folio {__version__} · app {app_dir} · database {_database(settings.database_url)}"
-        f" · http://{host}:{port} · environment {_environment()}",
+        f" · http://{host}:{port} · environment {environment()}",
         flush=True,
     )
     options: dict[str, object] = {

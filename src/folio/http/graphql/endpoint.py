@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import os
 import re
 import warnings
 from asyncio import gather
@@ -46,6 +45,7 @@ from graphql.pyutils import Path, Undefined
 from starlette.requests import Request
 from starlette.responses import Response
 
+from folio.config import environment
 from folio.errors import (
     FolioError,
     ForbiddenError,
@@ -65,11 +65,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("folio")
 
 JSON_TYPE = "application/json; charset=utf-8"
-
-
-def production() -> bool:
-    env = os.environ.get("FOLIO_ENV") or os.environ.get("NODE_ENV") or "development"
-    return env == "production"
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -380,7 +375,7 @@ class GraphQLEndpoint:
     def __init__(self, folio: Folio, settings: GraphQLSettings | None = None) -> None:
         self.folio = folio
         self.settings = settings or GraphQLSettings.read(
-            folio.settings.raw.get("plugins", {}), production()
+            folio.settings.raw.get("plugins", {}), environment() == "production"
         )
         self.resolvers = Resolvers(folio, self.settings)
         self.builder = SchemaBuilder(
