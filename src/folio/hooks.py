@@ -169,7 +169,24 @@ def load_hooks(app_dir: Path, registry: Registry) -> Hooks:
 # ---------------------------------------------------------------------- resolving
 
 
-def _named(table: dict[str, Any], name: str, api: str | None, what: str, action: str) -> Any:
+def named_entry(
+    item: Any,
+    table: dict[str, Any],
+    *,
+    api: str | None,
+    what: str,
+    where: str,
+    config_key: str = "config",
+) -> tuple[Any, Any]:
+    """(function, config) of a named policy or middleware entry: a name, or an object
+    `{name, <config_key>}`. A bare name is looked up as given, then in `api`, then as a
+    global one; `where` begins the messages of a ConfigError."""
+    if isinstance(item, str):
+        name, config = item, {}
+    elif isinstance(item, dict) and isinstance(item.get("name"), str):
+        name, config = item["name"], item.get(config_key, {})
+    else:
+        raise ConfigError(f"{where}: a {what} is a name, {{name, {config_key}}} or a function")
     candidates = [name]
     if "::" not in name:
         if api:
@@ -177,8 +194,8 @@ def _named(table: dict[str, Any], name: str, api: str | None, what: str, action:
         candidates.append(f"global::{name}")
     for candidate in candidates:
         if candidate in table:
-            return table[candidate]
-    raise ConfigError(f"route {action}: unknown {what} {name!r}")
+            return table[candidate], config
+    raise ConfigError(f"{where}: unknown {what} {name!r}")
 
 
 def _item(
@@ -188,11 +205,7 @@ def _item(
     `{name, config}` object, or the function itself (config None)."""
     if callable(item):
         return item, None
-    if isinstance(item, str):
-        return _named(table, item, api, what, action), {}
-    if isinstance(item, dict) and isinstance(item.get("name"), str):
-        return _named(table, item["name"], api, what, action), item.get("config", {})
-    raise ConfigError(f"route {action}: a {what} is a name, {{name, config}} or a function")
+    return named_entry(item, table, api=api, what=what, where=f"route {action}")
 
 
 def resolve_routes(

@@ -37,6 +37,7 @@ from graphql import (
 )
 
 from folio.errors import ConfigError, ForbiddenError, PolicyError
+from folio.hooks import named_entry
 from folio.http.graphql.resolvers import Context, action_of
 
 if TYPE_CHECKING:
@@ -350,8 +351,9 @@ def _policy(item: Any, folio: Folio, key: str) -> Callable[[GraphQLPolicyContext
     if callable(item):
         fn = item
         return lambda ctx: fn(ctx, folio)
-    name, config = _entry(item, "policy", key, "config")
-    named = _lookup(folio.hooks.policies, name, "policy", key)
+    named, config = named_entry(
+        item, folio.hooks.policies, api=None, what="policy", where=_where(key)
+    )
     return lambda ctx: named(ctx, config, folio)
 
 
@@ -360,24 +362,19 @@ def _middleware(item: Any, folio: Folio, key: str) -> Callable[..., Any]:
     name or `{name, options}` (its factory `middleware(options, app)` makes one)."""
     if callable(item):
         return item  # type: ignore[no-any-return]
-    name, options = _entry(item, "middleware", key, "options")
-    factory = _lookup(folio.hooks.middlewares, name, "middleware", key)
+    factory, options = named_entry(
+        item,
+        folio.hooks.middlewares,
+        api=None,
+        what="middleware",
+        where=_where(key),
+        config_key="options",
+    )
     made = factory(options, folio)
     if not callable(made):
-        raise ConfigError(f"graphql: middleware {name!r} of {key} does not make a function")
+        raise ConfigError(f"{_where(key)}: middleware {item!r} does not make a function")
     return made  # type: ignore[no-any-return]
 
 
-def _entry(item: Any, what: str, key: str, config_key: str) -> tuple[str, Any]:
-    if isinstance(item, str):
-        return item, {}
-    if isinstance(item, dict) and isinstance(item.get("name"), str):
-        return item["name"], item.get(config_key, {})
-    raise ConfigError(f"graphql: a {what} of {key} is a name, {{name, {config_key}}} or a function")
-
-
-def _lookup(table: dict[str, Any], name: str, what: str, key: str) -> Any:
-    for candidate in (name, f"global::{name}"):
-        if candidate in table:
-            return table[candidate]
-    raise ConfigError(f"graphql: resolversConfig[{key!r}] names an unknown {what} {name!r}")
+def _where(key: str) -> str:
+    return f"graphql: resolversConfig[{key!r}]"
