@@ -109,6 +109,24 @@ class Settings:
     def locale_codes(self) -> frozenset[str]:
         return frozenset(loc.code for loc in self.locales)
 
+    def locale_records(self) -> list[dict[str, Any]]:
+        """The configured locales as records, as the reference lists them (REST's
+        `/api/i18n/locales`, GraphQL's `i18NLocales`); they live in configuration, so they
+        have no timestamps and their code is their documentId."""
+        return [
+            {
+                "id": i,
+                "documentId": loc.code,
+                "name": loc.name,
+                "code": loc.code,
+                "createdAt": None,
+                "updatedAt": None,
+                "publishedAt": None,
+                "isDefault": loc.code == self.default_locale,
+            }
+            for i, loc in enumerate(self.locales, start=1)
+        ]
+
 
 def _database_url(db: dict[str, Any]) -> str | None:
     if isinstance(db.get("url"), str):

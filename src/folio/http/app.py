@@ -70,24 +70,9 @@ async def _health(request: Request) -> Response:
 
 def _locales(folio: Folio) -> Any:
     """`GET /api/i18n/locales`: the configured locales, as the reference lists them."""
-    settings = folio.settings
 
     async def handler(request: Request, principal: Principal) -> Response:
-        return json_response(
-            [
-                {
-                    "id": i,
-                    "documentId": loc.code,
-                    "name": loc.name,
-                    "code": loc.code,
-                    "createdAt": None,
-                    "updatedAt": None,
-                    "publishedAt": None,
-                    "isDefault": loc.code == settings.default_locale,
-                }
-                for i, loc in enumerate(settings.locales, start=1)
-            ]
-        )
+        return json_response(folio.settings.locale_records())
 
     return handler
 

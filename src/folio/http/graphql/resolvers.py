@@ -539,33 +539,20 @@ class Resolvers:
         return out
 
     # ------------------------------------------------------------------ locales
-    def _locale_docs(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "documentId": loc.code,
-                "code": loc.code,
-                "name": loc.name,
-                "createdAt": None,
-                "updatedAt": None,
-                "publishedAt": None,
-            }
-            for loc in self.folio.settings.locales
-        ]
-
     async def locale(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        for doc in self._locale_docs():
+        for doc in self.folio.settings.locale_records():
             if doc["documentId"] == str(args["documentId"]):
                 return doc
         return None
 
     async def locales(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        docs = [d for d in self._locale_docs() if _matches(d, args.get("filters"))]
+        docs = [d for d in self.folio.settings.locale_records() if _matches(d, args.get("filters"))]
         if args.get("sort"):
             docs = _sorted(docs, [s for s in args["sort"] if s])
         return self._page(docs, args.get("pagination"))
 
     async def locales_connection(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        docs = [d for d in self._locale_docs() if _matches(d, args.get("filters"))]
+        docs = [d for d in self.folio.settings.locale_records() if _matches(d, args.get("filters"))]
         page = parse_pagination(pagination_params(args.get("pagination")), self.list_limits)
         return {
             "nodes": docs[page.offset : page.offset + page.size],
