@@ -126,13 +126,10 @@ class _Leaf:
         self.object_type = object_type
 
 
-_LEAVES: dict[int, tuple[GraphQLObjectType, dict[str, _Leaf]]] = {}
-
-
 def _leaves(kind: GraphQLObjectType) -> dict[str, _Leaf]:
-    """The fields of an object type that read a scalar straight out of a loaded document
-    (no resolver, no arguments)."""
-    found = _LEAVES.get(id(kind))
+    """The fields of an object type read straight out of a loaded document (no arguments,
+    no resolver of their own), worked out once and kept on the type."""
+    found: dict[str, _Leaf] | None = kind.extensions.get("folio_leaves")
     if found is None:
         leaves: dict[str, _Leaf] = {}
         for name, field in kind.fields.items():
@@ -149,8 +146,8 @@ def _leaves(kind: GraphQLObjectType) -> dict[str, _Leaf]:
                 leaves[name] = _Leaf(field.type, nullable, serialize=inner.serialize)
             elif isinstance(inner, GraphQLObjectType) and inner.is_type_of is None:
                 leaves[name] = _Leaf(field.type, nullable, object_type=inner)
-        found = _LEAVES[id(kind)] = (kind, leaves)
-    return found[1]
+        found = kind.extensions["folio_leaves"] = leaves
+    return found
 
 
 class Execution(ExecutionContext):
