@@ -6,7 +6,7 @@ the parents), counts and the users service all build their statements on `link_j
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from folio.content.sql.layout import components_table_name, link_table_name
@@ -32,6 +32,9 @@ class Join:
     params: tuple[str, ...] = ()
     inverse: bool = False
     component: bool = False
+    # the link column naming the version of the relation's D&P side it belongs to (links
+    # of a status-scoped relation; NULL: every version)
+    status: str | None = None
 
     @property
     def frm(self) -> str:
@@ -42,11 +45,40 @@ class Join:
         """Conditions tying the link rows to the source row `alias`."""
         return [f"{k} = {alias}.{s}" for k, s in zip(self.keys, self.source, strict=True)]
 
+    def versions(self, status: str) -> list[str]:
+        """The condition keeping the links that belong to the `status` version (of the
+        target on the owning side, of the source on the inverse side), if the relation is
+        status-scoped."""
+        if self.status is None:
+            return []
+        return [f"({self.status} IS NULL OR {self.status} = '{_status(status)}')"]
+
+
+def _status(status: str) -> str:
+    return "published" if status == "published" else "draft"
+
 
 @lru_cache(maxsize=4096)
 def link_join(
     schema: Schema, attr: Attribute, target: Schema, link: str = "l", alias: str = "x"
 ) -> Join:
+    join = _link_join(schema, attr, target, link, alias)
+    if join.component:
+        return join
+    owner, owned = (target, schema) if join.inverse else (schema, target)
+    if _scoped(owner, owned):
+        return replace(join, status=f"{link}.target_status")
+    return join
+
+
+def _scoped(owner: Schema, owned: Schema) -> bool:
+    """`layout.status_scoped`, from the two sides of the relation."""
+    if not isinstance(owned, ContentType) or not owned.draft_and_publish:
+        return False
+    return not (isinstance(owner, ContentType) and owner.draft_and_publish)
+
+
+def _link_join(schema: Schema, attr: Attribute, target: Schema, link: str, alias: str) -> Join:
     """The join from rows of `schema` through `attr` (a relation or component field) to
     the rows of `target` (made once per schema, attribute and aliases)."""
     if attr.type == "component" or not isinstance(target, ContentType):

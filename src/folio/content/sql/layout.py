@@ -61,6 +61,19 @@ def relation_owner(attr: Attribute) -> bool:
     return attr.type == "relation" and attr.mapped_by is None
 
 
+def status_scoped(schema: Schema, attr: Attribute, registry: Registry) -> bool:
+    """Whether the links of an owning relation attribute name the target's status: from a
+    source without drafts (a type without Draft & Publish, or a component) to a type with
+    them, an entry may link the draft or the published version alone (`target_status`;
+    NULL links both, as an entry without status does)."""
+    if not relation_owner(attr) or attr.target is None:
+        return False
+    target = registry.content_types.get(attr.target)
+    if target is None or not target.draft_and_publish:
+        return False
+    return not (isinstance(schema, ContentType) and schema.draft_and_publish)
+
+
 @cache
 def link_table_name(schema: Schema, attr: Attribute) -> str:
     return f"{schema.table}_{attr.column or snake_case(attr.name)}_lnk"
@@ -113,32 +126,7 @@ def build_layout(registry: Registry) -> list[Table]:
             )
         for attr in schema.attributes.values():
             if relation_owner(attr):
-                name = link_table_name(schema, attr)
-                tables.append(
-                    Table(
-                        name,
-                        [
-                            _pk(),
-                            _fk("source_id", schema.table),
-                            _text("target_document_id"),
-                            _text("target_locale"),
-                            _col("position", "float", "REAL", "DOUBLE PRECISION"),
-                            _col("inv_position", "float", "REAL", "DOUBLE PRECISION"),
-                        ],
-                        [
-                            Index(
-                                f"{name}_source_cov_idx",
-                                "source_id, position, target_document_id, target_locale, "
-                                "inv_position",
-                            ),
-                            Index(
-                                f"{name}_target_cov_idx",
-                                "target_document_id, target_locale, inv_position, source_id",
-                            ),
-                        ],
-                        retired=[f"{name}_source_idx", f"{name}_target_idx"],
-                    )
-                )
+                tables.append(_link_table(schema, attr, status_scoped(schema, attr, registry)))
     tables.append(
         Table(
             FILES_LINK_TABLE,
@@ -160,6 +148,46 @@ def build_layout(registry: Registry) -> list[Table]:
         )
     )
     return tables
+
+
+def _link_table(schema: Schema, attr: Attribute, scoped: bool) -> Table:
+    """A relation's links, each naming a target document (and locale); the links of a
+    status-scoped relation name the target's status too, carried in their indexes under
+    names of their own (the plain ones are retired when a relation becomes scoped)."""
+    name = link_table_name(schema, attr)
+    status = [_text("target_status")] if scoped else []
+    member = ", target_status" if scoped else ""
+    tag = "st" if scoped else "cov"
+    indexes = [
+        Index(
+            f"{name}_source_{tag}_idx",
+            f"source_id, position, target_document_id, target_locale{member}, inv_position",
+        ),
+        Index(
+            f"{name}_target_{tag}_idx",
+            f"target_document_id, target_locale{member}, inv_position, source_id",
+        ),
+    ]
+    other = "cov" if scoped else "st"
+    return Table(
+        name,
+        [
+            _pk(),
+            _fk("source_id", schema.table),
+            _text("target_document_id"),
+            _text("target_locale"),
+            *status,
+            _col("position", "float", "REAL", "DOUBLE PRECISION"),
+            _col("inv_position", "float", "REAL", "DOUBLE PRECISION"),
+        ],
+        indexes,
+        retired=[
+            f"{name}_source_idx",
+            f"{name}_target_idx",
+            f"{name}_source_{other}_idx",
+            f"{name}_target_{other}_idx",
+        ],
+    )
 
 
 # at most this many attribute columns in a scan index (each adds to every entry), and in

@@ -22,6 +22,8 @@ from folio.content.sql.layout import (
     components_table_name,
     link_table_name,
     relation_owner,
+    status_scoped,
+    version_flag,
 )
 from folio.errors import ApplicationError, FieldError, ValidationError, validation_failed
 from folio.files.mime import in_media_groups
@@ -43,6 +45,36 @@ def _marks(n: int) -> str:
     return ", ".join("?" * n)
 
 
+# a link as its owning row lists it: target document, locale and status (None: every
+# version of the target, or a target without drafts)
+LinkKey = tuple[str, str | None, str | None]
+
+OTHER_STATUS = {"draft": "published", "published": "draft"}
+
+
+def _drop(items: list[LinkKey], key: LinkKey) -> int | None:
+    """Removes the links `key` covers: every version of the document in that locale when it
+    names no status; else that version's, a link to every version becoming one to the other
+    version. Returns where the first removed link stood."""
+    doc, loc, status = key
+    at: int | None = None
+    for i, (d, lo, st) in reversed(list(enumerate(items))):
+        if d != doc or lo != loc:
+            continue
+        if status is None or st == status:
+            del items[i]
+            at = i
+        elif st is None:
+            items[i] = (d, lo, OTHER_STATUS[status])
+    return at
+
+
+def _place(items: list[LinkKey], key: LinkKey, index: Any) -> None:
+    """Connects `key` (moving it if listed): at `index(items)`, else at the end."""
+    _drop(items, key)
+    items.insert(len(items) if index is None else index(items), key)
+
+
 class WriteContext:
     """Where a link write happens: the source document, its locale and the defaults."""
 
@@ -53,6 +85,9 @@ class WriteContext:
         self.locale = locale
         self.default_locale = default_locale
         self.dialect = dialect
+        # whether the written document has Draft & Publish: its links then follow its own
+        # status, and the entries' `status` is not read (as the reference does)
+        self.versioned = False
 
 
 class LinkStore:
@@ -70,6 +105,8 @@ class LinkStore:
     def apply(
         self, schema: Schema, row_id: int, links: list[LinkWrite], ctx: WriteContext
     ) -> Program:
+        if isinstance(schema, ContentType):
+            ctx.versioned = schema.draft_and_publish
         for write in links:
             if isinstance(write, RelationWrite):
                 if write.attr.mapped_by is None:
@@ -92,10 +129,18 @@ class LinkStore:
             return None
         return entry.locale or ctx.locale or ctx.default_locale
 
+    def _target_status(self, target: ContentType, entry: Entry, ctx: WriteContext) -> str | None:
+        """The version an entry names: from a document without drafts to a type with them,
+        the entry's `status` (None: every version)."""
+        if ctx.versioned or not target.draft_and_publish:
+            return None
+        return entry.status
+
     def _resolve(
         self, target: ContentType, entries: list[Entry], ctx: WriteContext, check: list[Entry]
     ) -> Program:
-        """Numeric ids -> documentIds; checks that `check` entries exist in their locale."""
+        """Numeric ids -> documentIds; checks that `check` entries exist in their locale
+        (and status, where they name one)."""
         numeric = sorted({e.numeric_id for e in entries if e.numeric_id is not None})
         if numeric:
             rows = yield query(
@@ -113,16 +158,19 @@ class LinkStore:
         if not ids:
             return
         rows = yield query(
-            f'SELECT DISTINCT document_id, locale FROM "{target.table}" WHERE '
-            f"document_id IN ({_marks(len(ids))})",
+            f"SELECT DISTINCT document_id, locale, published_at IS NULL "
+            f'FROM "{target.table}" WHERE document_id IN ({_marks(len(ids))})',
             ids,
         )
-        present = {(r[0], r[1]) for r in rows}
-        docs = {r[0] for r in rows}
+        present = {
+            (r[0], r[1] if target.localized else None, "draft" if r[2] else "published")
+            for r in rows
+        }
         for e in check:
             locale = self._target_locale(target, e, ctx)
-            ok = (e.document_id, locale) in present if target.localized else (e.document_id in docs)
-            if not ok:
+            status = self._target_status(target, e, ctx)
+            statuses = ("draft", "published") if status is None else (status,)
+            if not any((e.document_id, locale, st) in present for st in statuses):
                 raise relation_error(e.document_id, locale)
 
     def _owner_relation(
@@ -131,37 +179,35 @@ class LinkStore:
         attr = write.attr
         target = self._target(attr)
         table = link_table_name(schema, attr)
+        scoped = status_scoped(schema, attr, self.registry)
         all_entries = [*(write.set or []), *write.connect, *write.disconnect]
         yield from self._resolve(target, all_entries, ctx, all_entries)
+        status_col = "target_status" if scoped else "NULL"
         rows = yield query(
-            f"SELECT target_document_id, target_locale, inv_position FROM "
+            f"SELECT target_document_id, target_locale, {status_col}, inv_position FROM "
             f'"{table}" WHERE source_id = ? ORDER BY position, id',
             (row_id,),
         )
-        current: list[tuple[str, str | None]] = [(r[0], r[1]) for r in rows]
-        inv = {(r[0], r[1]): r[2] for r in rows}
+        current: list[LinkKey] = [(r[0], r[1], r[2]) for r in rows]
+        inv = {(r[0], r[1]): r[3] for r in rows}
 
-        def key(e: Entry) -> tuple[str, str | None]:
-            return (str(e.document_id), self._target_locale(target, e, ctx))
+        def key(e: Entry) -> LinkKey:
+            return (
+                str(e.document_id),
+                self._target_locale(target, e, ctx),
+                self._target_status(target, e, ctx),
+            )
 
         if write.set is not None:
-            new: list[tuple[str, str | None]] = []
+            new: list[LinkKey] = []
             for e in write.set:
-                k = key(e)
-                if k in new:
-                    new.remove(k)
-                new.append(k)
+                _place(new, key(e), None)
         else:
             new = list(current)
             for e in write.disconnect:
-                k = key(e)
-                if k in new:
-                    new.remove(k)
+                _drop(new, key(e))
             for e in write.connect:
-                k = key(e)
-                if k in new:
-                    new.remove(k)
-                new.insert(self._position_index(new, e, attr), k)
+                _place(new, key(e), lambda items, e=e: self._position_index(items, e, attr))
         if is_to_one(attr) and len(new) > 1:
             new = (
                 new[-1:] if write.set is not None or not write.connect else [key(write.connect[-1])]
@@ -171,7 +217,7 @@ class LinkStore:
         yield execute(f'DELETE FROM "{table}" WHERE source_id = ?', (row_id,))
         if not new:
             return
-        fresh = sorted({doc for doc, loc in new if (doc, loc) not in inv})
+        fresh = sorted({doc for doc, loc, _ in new if (doc, loc) not in inv})
         top: dict[str, float] = {}
         if fresh:
             got = yield query(
@@ -182,35 +228,37 @@ class LinkStore:
             )
             top = {r[0]: float(r[1] or 0) for r in got}
         values: list[Any] = []
-        for i, (doc, loc) in enumerate(new, start=1):
+        for i, (doc, loc, status) in enumerate(new, start=1):
             position = inv.get((doc, loc))
             if position is None:
                 position = top.get(doc, 0.0) + 1
                 top[doc] = position
-            values.extend([row_id, doc, loc, float(i), position])
+                inv[(doc, loc)] = position
+            values.extend([row_id, doc, loc, *([status] if scoped else []), float(i), position])
+        cols = "source_id, target_document_id, target_locale, "
+        cols += "target_status, " if scoped else ""
+        marks = f"({_marks(6 if scoped else 5)})"
         yield execute(
-            f'INSERT INTO "{table}" (source_id, target_document_id, target_locale, position, '
-            f"inv_position) VALUES " + ", ".join(["(?, ?, ?, ?, ?)"] * len(new)),
+            f'INSERT INTO "{table}" ({cols}position, inv_position) VALUES '
+            + ", ".join([marks] * len(new)),
             values,
         )
         if attr.relation == "oneToOne" and isinstance(schema, ContentType):
             # the other side holds at most one document too
-            docs = sorted({doc for doc, _ in new})
+            docs = sorted({doc for doc, _, _ in new})
             yield execute(
                 f'DELETE FROM "{table}" WHERE target_document_id IN ({_marks(len(docs))}) AND '
                 f'source_id IN (SELECT id FROM "{schema.table}" WHERE document_id <> ?)',
                 [*docs, ctx.document_id],
             )
 
-    def _position_index(
-        self, items: list[tuple[str, str | None]], entry: Entry, attr: Attribute
-    ) -> int:
+    def _position_index(self, items: list[LinkKey], entry: Entry, attr: Attribute) -> int:
         if entry.position is None or entry.position[0] == "end":
             return len(items)
         kind, ref = entry.position
         if kind == "start":
             return 0
-        for i, (doc, _) in enumerate(items):
+        for i, (doc, _, _) in enumerate(items):
             if doc == ref:
                 return i if kind == "before" else i + 1
         raise validation_failed(
@@ -241,17 +289,30 @@ class LinkStore:
             write's, else the default one)."""
             if not entries:
                 return []
-            if owner.localized:
-                pairs = sorted(
-                    {(str(e.document_id), self._target_locale(owner, e, ctx)) for e in entries}
+            wanted = {
+                (
+                    str(e.document_id),
+                    self._target_locale(owner, e, ctx),
+                    self._target_status(owner, e, ctx),
                 )
-                where = " OR ".join("(document_id = ? AND locale = ?)" for _ in pairs)
-                params: list[Any] = [value for pair in pairs for value in pair]
-            else:
-                docs = sorted({str(e.document_id) for e in entries})
-                where = f"document_id IN ({_marks(len(docs))})"
-                params = list(docs)
-            rows = yield query(f'SELECT id, document_id FROM "{owner.table}" WHERE {where}', params)
+                for e in entries
+            }
+            terms: list[str] = []
+            params: list[Any] = []
+            table_ref = f'"{owner.table}"'
+            for doc, locale, status in sorted(wanted, key=str):
+                term = "document_id = ?"
+                params.append(doc)
+                if owner.localized:
+                    term += " AND locale = ?"
+                    params.append(locale)
+                if status is not None:
+                    flag = version_flag(table_ref, status == "draft", self.dialect)
+                    term += f" AND {flag}"
+                terms.append(f"({term})")
+            rows = yield query(
+                f'SELECT id, document_id FROM "{owner.table}" WHERE {" OR ".join(terms)}', params
+            )
             return rows
 
         if write.set is not None:
@@ -428,10 +489,12 @@ class LinkStore:
         for attr in schema.attributes.values():
             if relation_owner(attr):
                 table = link_table_name(schema, attr)
+                cols = "target_document_id, target_locale, position, inv_position"
+                if status_scoped(schema, attr, self.registry):
+                    cols += ", target_status"
                 yield execute(
-                    f'INSERT INTO "{table}" (source_id, target_document_id, target_locale, '
-                    "position, inv_position) SELECT ?, target_document_id, target_locale, "
-                    f'position, inv_position FROM "{table}" WHERE source_id = ?',
+                    f'INSERT INTO "{table}" (source_id, {cols}) SELECT ?, {cols} '
+                    f'FROM "{table}" WHERE source_id = ?',
                     (to_id, from_id),
                 )
         if any(a.type == "media" for a in schema.attributes.values()):

@@ -148,7 +148,7 @@ class Populator:
         parent = join.keys[0]
         key = "id" if not join.inverse else "documentId"
         keys = sorted({d[key] for d in docs})
-        conds = [f"{parent} IN ({_marks(len(keys))})", *join.conds]
+        conds = [f"{parent} IN ({_marks(len(keys))})", *join.conds, *join.versions(ctx.status)]
         params: list[Any] = [*keys, *join.params]
         if join.inverse:
             if len(join.keys) > 1:
@@ -200,7 +200,7 @@ class Populator:
         join = link_join(schema, attr, comp, "c", "t")
         parent = join.keys[0]
         keys = sorted({int(d["id"]) for d in docs})
-        conds = [f"{parent} IN ({_marks(len(keys))})", *join.conds]
+        conds = [f"{parent} IN ({_marks(len(keys))})", *join.conds, *join.versions(ctx.status)]
         params: list[Any] = [*keys, *join.params]
         if entry.count:
             counted = yield query(

@@ -35,6 +35,7 @@ def _path_expr(key: SortKey, depth: int, alias: str, status: str) -> str:
     conds += [c.replace("?", _literal(next(params))) if "?" in c else c for c in join.conds]
     if isinstance(target, ContentType) and target.draft_and_publish:
         conds.append(published(x, status))
+    conds += join.versions(status)
     where = " AND ".join(conds)
     return f"(SELECT {inner} FROM {join.frm} WHERE {where} ORDER BY {join.order} LIMIT 1)"
 

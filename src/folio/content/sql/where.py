@@ -115,7 +115,7 @@ def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
     _, schema, attr, target, status, has_locale, child = shape
     inner, lnk = alias + "x", alias + "l"
     join = link_join(schema, attr, target, lnk, inner)
-    conds = list(join.conds)
+    conds = [*join.conds, *join.versions(status)]
     if isinstance(target, ContentType):
         if join.inverse and target.localized and has_locale:
             conds.append(f"{inner}.locale = ?")
