@@ -487,6 +487,12 @@ BOOLEAN_CASES = [
     case("filters[featured][$in][0]=false&filters[featured][$in][1]=0", [HA, AP, BA]),
     case("filters[featured][$notIn][0]=true", [HA, AP, BA]),
     case("filters[featured][$null]=true", []),
+    # ordering: false < true
+    case("filters[featured][$lt]=true", [HA, AP, BA]),
+    case("filters[featured][$lte]=false", [HA, AP, BA]),
+    case("filters[featured][$gt]=false", [HW, ZS]),
+    case("filters[featured][$gte]=true", [HW, ZS]),
+    case("filters[featured][$between][0]=false&filters[featured][$between][1]=true", ALL),
     case("filters[featured][$notNull]=true", ALL),
 ]
 

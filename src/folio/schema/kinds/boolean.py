@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 class BooleanKind(Kind):
     label = "boolean"
-    operator_families = ALL_FAMILIES - {"order"}
+    # ordering operators compare false < true, as the reference answers them
+    operator_families = ALL_FAMILIES
 
     def column_type(self, attr: Attribute, dialect: str) -> str:
         return "BOOLEAN"
