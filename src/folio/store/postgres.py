@@ -3,12 +3,15 @@ rewritten once per distinct text to `$n`."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import asyncpg
 
 from folio.store.database import Database
 from folio.store.program import Batch, Program, Stmt
+from folio.store.upkeep import Upkeep
+from folio.store.upkeep import enabled as upkeep_enabled
 
 _converted: dict[str, str] = {}
 
@@ -29,6 +32,25 @@ def to_numbered(sql: str) -> str:
     return text
 
 
+STATEMENT_CACHE = 1024
+
+# Each connection's settings. random_page_cost: the planner's default (4) prices a random
+# page read as a disk seek, and then prefers a whole scan of a link table to 25 index
+# probes; a served database is in memory (the shared buffers or the OS cache), where 1.1
+# is the usual setting. `FOLIO_PG_RANDOM_PAGE_COST` changes it ("" keeps the server's).
+SESSION = {"timezone": "UTC"}
+_cost = os.environ.get("FOLIO_PG_RANDOM_PAGE_COST", "1.1")
+if _cost:
+    SESSION["random_page_cost"] = _cost
+
+
+async def _keep_session(conn: Any) -> None:
+    """What a connection goes back to the pool with: nothing to reset. asyncpg's default
+    runs `RESET ALL`, `UNLISTEN *`, `CLOSE ALL` and an advisory-unlock on every release, one
+    more round trip per request; Folio sets no session state (its advisory locks are
+    transaction-scoped, its transactions end in their block)."""
+
+
 class PostgresDatabase(Database):
     dialect = "postgres"
 
@@ -38,16 +60,27 @@ class PostgresDatabase(Database):
         self.max_size = max_size
         self._pool: Any = None
         self._count = 0
+        self.upkeep: Upkeep | None = None
 
     async def start(self) -> None:
         self._pool = await asyncpg.create_pool(
             self.url,
             min_size=self.min_size,
             max_size=self.max_size,
-            server_settings={"timezone": "UTC"},
+            server_settings=SESSION,
+            # statements are prepared once per connection and shape (the text cache makes
+            # the shapes few); room for an app's every shape
+            statement_cache_size=STATEMENT_CACHE,
+            reset=_keep_session,
         )
+        if upkeep_enabled():
+            self.upkeep = Upkeep(self.url)
+            self.upkeep.start()
 
     async def close(self) -> None:
+        if self.upkeep is not None:
+            await self.upkeep.close()
+            self.upkeep = None
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
@@ -79,4 +112,7 @@ class PostgresDatabase(Database):
 
     async def write(self, program: Program) -> Any:
         async with self._pool.acquire() as conn, conn.transaction():
-            return await self._run(conn, program)
+            result = await self._run(conn, program)
+        if self.upkeep is not None:
+            self.upkeep.touched()
+        return result

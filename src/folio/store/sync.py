@@ -126,8 +126,10 @@ def _sync_indexes(dialect: str, table: Table, changes: list[str]) -> Program:
             continue
         kind = "UNIQUE INDEX" if index.unique else "INDEX"
         where = f" WHERE {index.where}" if index.where else ""
+        include = f" INCLUDE ({index.include})" if index.include else ""
         yield execute(
-            f'CREATE {kind} IF NOT EXISTS "{index.name}" ON "{table.name}" ({index.expr}){where}'
+            f'CREATE {kind} IF NOT EXISTS "{index.name}" ON "{table.name}" '
+            f"({index.expr}){include}{where}"
         )
 
 

@@ -22,6 +22,7 @@ class Index:
     unique: bool = False
     dialect: str | None = None  # None: every dialect
     where: str | None = None  # a partial index's predicate
+    include: str | None = None  # PostgreSQL: columns carried for index-only reads
 
 
 @dataclass

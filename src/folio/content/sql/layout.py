@@ -208,17 +208,49 @@ def version_flag(alias: str, draft: bool, dialect: str) -> str:
     return f"{alias}.published_at IS {'' if draft else 'NOT '}NULL"
 
 
+# PostgreSQL: the most bytes the covered columns of a scan index entry may take (an entry
+# must stay under about 2,700 bytes; the system columns take about 100)
+PG_INCLUDE_BYTES = 2200
+
+
+def pg_covered(ct: ContentType) -> list[Attribute]:
+    """PostgreSQL: the small attributes a scan index carries, in declaration order, as many
+    as always fit in an index entry (a string of up to 255 characters may take 1,020
+    bytes)."""
+    out, room = [], PG_INCLUDE_BYTES
+    for attr in _narrow(ct)[:SCAN_INDEX_ATTRIBUTES]:
+        need = attr.kind.index_bytes(attr)
+        if need <= room:
+            out.append(attr)
+            room -= need
+    return out
+
+
 def _pg_list_indexes(ct: ContentType) -> list[Index]:
     """PostgreSQL: one version set in id order, a partial index per status where the type
-    has drafts (a default page walks it and stops after the page)."""
+    has drafts (a default page walks it and stops after the page). It carries the system
+    columns and the small attributes that fit (INCLUDE), so that counts, filters and sorts
+    over them, and the narrow rows of a populated inverse relation, are index-only scans
+    instead of reads of whole rows (a filtered count of 1,600 articles: 1,004 heap pages
+    against about 60 index pages)."""
     wheres: list[str | None] = (
         ["published_at IS NOT NULL", "published_at IS NULL"] if ct.draft_and_publish else [None]
     )
+    include = ", ".join(
+        ["document_id", "published_at", "created_at", "updated_at"]
+        + [f'"{a.column}"' for a in pg_covered(ct)]
+    )
     out = []
     for where in wheres:
-        digest = _digest(f"locale, id WHERE {where}")
+        digest = _digest(f"locale, id INCLUDE {include} WHERE {where}")
         out.append(
-            Index(f"{ct.table}_scan_{digest}", "locale, id", dialect="postgres", where=where)
+            Index(
+                f"{ct.table}_scan_{digest}",
+                "locale, id",
+                dialect="postgres",
+                where=where,
+                include=include,
+            )
         )
     return out
 

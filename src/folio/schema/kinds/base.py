@@ -56,6 +56,11 @@ class Kind:
         front of a row (read by filters and sorts without touching the long values)."""
         return self.narrow
 
+    def index_bytes(self, attr: Attribute) -> int:
+        """The most bytes a narrow value can take in an index entry (PostgreSQL's index
+        entries are bounded: covering indexes only carry what always fits)."""
+        return 24
+
     def column_type(self, attr: Attribute, dialect: str) -> str:
         raise NotImplementedError
 

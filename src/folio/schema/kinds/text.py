@@ -26,6 +26,14 @@ class StringKind(Kind):
             return False  # text, richtext, password: unbounded
         return attr.max_length is None or attr.max_length <= 255
 
+    def index_bytes(self, attr: Attribute) -> int:
+        if attr.type == "enumeration":
+            values = attr.raw.get("enum") or [""]
+            return 4 + max(len(str(v).encode()) for v in values)
+        limit = attr.max_length if attr.max_length is not None else 255
+        # uids are ASCII; other strings up to 4 bytes a character
+        return 4 + limit * (1 if attr.type == "uid" else 4)
+
     def column_type(self, attr: Attribute, dialect: str) -> str:
         return "TEXT"
 
