@@ -452,6 +452,18 @@ def test_inverse_side_write_shows_on_the_owner_side(api: Api) -> None:
     assert category_name(api, a2) is None
 
 
+def test_an_inverse_connect_appends_after_what_the_document_lists(api: Api) -> None:
+    news = category(api, "News")
+    a1 = article(api, "A1", category=news)
+    article(api, "A2", category=news)
+    a3, a4 = article(api, "A3"), article(api, "A4")
+    update(api, "categories", news, {"articles": {"connect": [a3]}})
+    update(api, "categories", news, {"articles": {"connect": [a4, a1]}})
+    got = titles(read(api, "categories", news, "?populate=articles")["articles"])
+    # a connected document goes to the end, one connected again moves there
+    assert got == ["A2", "A3", "A4", "A1"]
+
+
 def test_many_to_many_both_sides(api: Api) -> None:
     a, b = tag(api, "a"), tag(api, "b")
     x = article(api, "X", tags=[a, b])

@@ -356,11 +356,24 @@ class LinkStore:
             ids,
         )
         top = {int(r[0]): float(r[1] or 0) for r in tops}
+        # connected documents go after the ones this document already lists (a set removed
+        # them all first)
+        last = yield query(
+            f'SELECT MAX(inv_position) FROM "{table}" WHERE target_document_id = ? AND {loc_sql}',
+            [ctx.document_id, *loc_params],
+        )
+        base = float(last[0][0] or 0) if last else 0.0
         values: list[Any] = []
         for row in rows:
             rid = int(row[0])
             values.extend(
-                [rid, ctx.document_id, our_locale, top.get(rid, 0.0) + 1, float(order[row[1]])]
+                [
+                    rid,
+                    ctx.document_id,
+                    our_locale,
+                    top.get(rid, 0.0) + 1,
+                    base + float(order[row[1]]),
+                ]
             )
         yield execute(
             f'INSERT INTO "{table}" (source_id, target_document_id, target_locale, position, '
