@@ -24,4 +24,10 @@ def json_response(content: Any, status: int = 200) -> Response:
 
 
 def error_response(error: FolioError) -> Response:
-    return json_response({"data": None, "error": error.to_error()}, error.status)
+    body = error.to_error()
+    try:
+        return json_response({"data": None, "error": body}, error.status)
+    except TypeError:
+        # details that cannot be encoded (a refused value nested past the encoder's limit):
+        # the answer keeps its status, name and message
+        return json_response({"data": None, "error": {**body, "details": {}}}, error.status)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
+from folio.errors import ValidationError
 from folio.store.program import Program
 
 
@@ -34,6 +35,18 @@ class Database(ABC):
         return self._count
 
     _count = 0
+
+
+def invalid_value(reason: str) -> ValidationError:
+    """The answer to a value a database refused: named by kind, never with SQL text."""
+    lowered = reason.lower()
+    if "0x00" in lowered or "\\u0000" in lowered or "nul character" in lowered:
+        message = "Text values cannot contain the NUL character"
+    elif "range" in lowered or "too large" in lowered or "overflow" in lowered:
+        message = "A number is out of the supported range"
+    else:
+        message = "Invalid value"
+    return ValidationError(message, {"errors": [{"path": [], "message": message}]})
 
 
 def open_database(url: str, app_dir: str | None = None) -> Database:

@@ -8,7 +8,7 @@ from typing import Any
 
 import asyncpg
 
-from folio.store.database import Database
+from folio.store.database import Database, invalid_value
 from folio.store.program import Batch, Program, Stmt
 from folio.store.upkeep import Upkeep
 from folio.store.upkeep import enabled as upkeep_enabled
@@ -88,9 +88,14 @@ class PostgresDatabase(Database):
     async def _one(self, conn: Any, stmt: Stmt) -> Any:
         self._count += 1
         sql = to_numbered(stmt.sql)
-        if stmt.rows:
-            return await conn.fetch(sql, *stmt.params)
-        status: str = await conn.execute(sql, *stmt.params)
+        try:
+            if stmt.rows:
+                return await conn.fetch(sql, *stmt.params)
+            status: str = await conn.execute(sql, *stmt.params)
+        except asyncpg.DataError as exc:
+            # a value the database cannot hold or read (a NUL character in a text, a number
+            # past the column's range): the client's input, answered as such
+            raise invalid_value(str(exc)) from None
         tail = status.rsplit(" ", 1)[-1]
         return int(tail) if tail.isdigit() else 0
 

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from folio.store.database import Database
+from folio.store.database import Database, invalid_value
 from folio.store.program import Batch, Program, Stmt
 
 READERS = int(os.environ.get("FOLIO_SQLITE_READERS", "0") or 0)
@@ -97,7 +97,10 @@ class SqliteDatabase(Database):
 
     def _one(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
         self._count += 1
-        cursor = conn.execute(stmt.sql, stmt.params)
+        try:
+            cursor = conn.execute(stmt.sql, stmt.params)
+        except OverflowError as exc:  # an integer past 64 bits
+            raise invalid_value(str(exc)) from None
         if stmt.rows:
             return cursor.fetchall()
         return cursor.rowcount

@@ -12,6 +12,37 @@ if TYPE_CHECKING:
     from folio.schema.model import Attribute
 
 
+# the deepest nesting a stored JSON value may have (the serializer's own limit is 254)
+MAX_DEPTH = 250
+
+
+def nesting(value: Any, limit: int) -> int:
+    """How deeply `value` nests arrays and objects, counted up to `limit + 1` (iteratively:
+    a value nested thousands of levels deep must not exhaust the stack)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                return deepest
+        stack.extend((child, depth) for child in children)
+    return deepest
+
+
+def _check_depth(attr: Attribute, value: Any) -> None:
+    if nesting(value, MAX_DEPTH) > MAX_DEPTH:
+        raise InvalidValue(f"{attr.name} is nested too deeply (at most {MAX_DEPTH} levels)")
+
+
 class JsonKind(Kind):
     label = "json"
     narrow = False
@@ -21,6 +52,7 @@ class JsonKind(Kind):
         return "JSONB" if dialect == "postgres" else "TEXT"
 
     def coerce(self, attr: Attribute, value: Any) -> Any:
+        _check_depth(attr, value)
         return value
 
     def to_db(self, value: Any, dialect: str) -> Any:
@@ -61,6 +93,7 @@ class BlocksKind(JsonKind):
     def coerce(self, attr: Attribute, value: Any) -> Any:
         if not isinstance(value, list):
             raise InvalidValue(f"{attr.name} must be an array of blocks")
+        _check_depth(attr, value)
         for i, block in enumerate(value):
             if not isinstance(block, dict) or block.get("type") not in BLOCK_TYPES:
                 raise InvalidValue("Block node is of invalid type", [attr.name, str(i)], block)
