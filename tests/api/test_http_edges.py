@@ -152,3 +152,71 @@ def test_request_ids(api: Api) -> None:
     assert re.fullmatch(r"[0-9a-f]{32}", weird)
     assert "x-request-id" in api.get("/api/nope").headers
     assert "x-request-id" in api.post("/graphql", {"query": "{ __typename }"}).headers
+
+
+REFERENCE_SECURITY = {
+    "content-security-policy": "connect-src 'self' https:;img-src 'self' data: blob:;"
+    "media-src 'self' data: blob:;default-src 'self';base-uri 'self';"
+    "font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';"
+    "object-src 'none';script-src 'self';script-src-attr 'none';"
+    "style-src 'self' https: 'unsafe-inline'",
+    "referrer-policy": "no-referrer",
+    "strict-transport-security": "max-age=31536000; includeSubDomains",
+    "x-content-type-options": "nosniff",
+    "x-dns-prefetch-control": "off",
+    "x-download-options": "noopen",
+    "x-frame-options": "SAMEORIGIN",
+    "x-permitted-cross-domain-policies": "none",
+}
+
+
+def test_every_answer_carries_the_reference_security_headers(api: Api) -> None:
+    answers = [
+        api.get("/api/tags"),
+        api.get("/api/nothing-here"),
+        api.post("/api/tags", {"data": {"name": "x"}}),  # refused: no credentials
+        api.client.options("/api/tags", headers=PREFLIGHT),
+        api.get("/_health"),
+    ]
+    for r in answers:
+        for name, value in REFERENCE_SECURITY.items():
+            assert r.headers.get(name) == value, (r.request.url, name, r.headers.get(name))
+
+
+def test_security_headers_are_configured_as_the_reference_configures_them(
+    backend: str, tmp_path: Path
+) -> None:
+    middlewares = [
+        "strapi::logger",
+        {
+            "name": "strapi::security",
+            "config": {
+                "contentSecurityPolicy": {
+                    "directives": {"img-src": ["'self'", "cdn.example.com"], "script-src": None}
+                },
+                "frameguard": {"action": "deny"},
+                "hsts": False,
+            },
+        },
+    ]
+    for api in auth_api(backend, app_with(tmp_path, middlewares)):
+        r = api.get("/api/tags")
+        csp = r.headers["content-security-policy"]
+        assert "img-src 'self' cdn.example.com" in csp and "script-src 'self'" not in csp
+        assert r.headers["x-frame-options"] == "DENY"
+        assert "strict-transport-security" not in r.headers
+        assert r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_security_headers_off(backend: str, tmp_path: Path) -> None:
+    for api in auth_api(backend, app_with(tmp_path, {"security": False})):
+        r = api.get("/api/tags")
+        assert "content-security-policy" not in r.headers and "x-frame-options" not in r.headers
+
+
+def test_a_page_with_its_own_policy_keeps_it(api: Api) -> None:
+    r = api.get("/graphql", headers={"Accept": "text/html"})
+    assert r.status_code == 200, r.text
+    policies = [v for k, v in r.headers.multi_items() if k == "content-security-policy"]
+    assert len(policies) == 1 and policies[0] != REFERENCE_SECURITY["content-security-policy"]
+    assert r.headers["x-frame-options"] == "SAMEORIGIN"

@@ -29,6 +29,7 @@ from folio.http.graphql.endpoint import GraphQLEndpoint
 from folio.http.pipeline import Pipeline
 from folio.http.responses import error_response, json_response
 from folio.http.rest.content import ContentEndpoints
+from folio.http.security import security_headers
 from folio.http.upload import UploadEndpoints
 from folio.http.users import UserEndpoints
 
@@ -173,7 +174,8 @@ def build_asgi(folio: Folio) -> Starlette:
     }
     app = FolioApp(routes=routes, lifespan=lifespan, exception_handlers=handlers)
     app.content = (endpoints.root, endpoints.document, names)
-    app.edges = Edges(CorsSettings.read(folio.settings.raw.get("middlewares", {})))
+    middlewares = folio.settings.raw.get("middlewares", {})
+    app.edges = Edges(CorsSettings.read(middlewares), security_headers(middlewares))
     app.state.folio = folio
     return app
 

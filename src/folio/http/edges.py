@@ -1,6 +1,7 @@
 """What every HTTP answer carries, whatever route serves it: CORS (the reference's
 defaults: every origin reflected, credentials allowed, preflight `OPTIONS` answered 204) and
-a request id (`X-Request-Id`: the client's when it sends a sane one, else a new one).
+a request id (`X-Request-Id`: the client's when it sends a sane one, else a new one), and
+the security headers (`http.security`).
 
 CORS is configured as the reference configures it, in `config/middlewares.json`: the list
 of middlewares with a `{"name": "strapi::cors", "config": {...}}` entry (`origin`: "*", a
@@ -85,8 +86,13 @@ def _names(value: Any, default: list[str], key: str, upper: bool = False) -> lis
 
 
 class Edges:
-    def __init__(self, cors: CorsSettings) -> None:
+    def __init__(
+        self, cors: CorsSettings, security: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
         self.cors = cors
+        self.security = security or []
+        # for answers that bring their own content security policy
+        self._without_csp = [h for h in self.security if h[0] != b"content-security-policy"]
         self._allow_methods = ",".join(cors.methods).encode()
         self._allow_headers = ",".join(cors.headers).encode()
         self._expose = ",".join(cors.expose).encode()
@@ -134,16 +140,26 @@ class Edges:
                         {
                             "type": "http.response.start",
                             "status": 204,
-                            "headers": [*added, *self._cors_headers(origin, True)],
+                            "headers": [
+                                *added,
+                                *self._cors_headers(origin, True),
+                                *self.security,
+                            ],
                         }
                     )
                     await send({"type": "http.response.body", "body": b""})
                     return None
                 added += self._cors_headers(origin, False)
 
+        security, without_csp = self.security, self._without_csp
+
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *added]
+                headers = message.get("headers", [])
+                own = len(security) != len(without_csp) and any(
+                    name.lower() == b"content-security-policy" for name, _ in headers
+                )
+                message["headers"] = [*headers, *added, *(without_csp if own else security)]
             await send(message)
 
         return sending
