@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from explain import SCENARIOS
 
 TICK = os.sysconf("SC_CLK_TCK")
+# an idle backend publishes its transaction counters up to 10 s after its last transaction
+STATS_LAG_S = 11.0
 
 
 def _cpu(pid: int) -> float:
@@ -127,7 +129,7 @@ def main() -> None:
         backends = _db_backends(a.db_name) if a.db_name else []
         d0 = sum(_cpu(p) for p in backends)
         if a.db_name:
-            time.sleep(1.5)  # backends publish their counters about once a second
+            time.sleep(STATS_LAG_S)
         x0 = _db_xacts(a.db_name) if a.db_name else 0
         t0 = time.perf_counter()
         for _ in range(n):
@@ -138,7 +140,7 @@ def main() -> None:
         xacts = "-"
         if a.db_name:
             d1 = sum(_cpu(p) for p in backends)
-            time.sleep(1.5)
+            time.sleep(STATS_LAG_S)
             db_ms = f"{(d1 - d0) / n * 1000:.3f}"
             xacts = f"{(_db_xacts(a.db_name) - x0 - 1) / n:.2f}"  # minus the reading query's own
         print(
