@@ -228,11 +228,11 @@ def pg_covered(ct: ContentType) -> list[Attribute]:
 
 def _pg_list_indexes(ct: ContentType) -> list[Index]:
     """PostgreSQL: one version set in id order, a partial index per status where the type
-    has drafts (a default page walks it and stops after the page). It carries the system
-    columns and the small attributes that fit (INCLUDE), so that counts, filters and sorts
-    over them, and the narrow rows of a populated inverse relation, are index-only scans
-    instead of reads of whole rows (a filtered count of 1,600 articles: 1,004 heap pages
-    against about 60 index pages)."""
+    has drafts (a default page walks it and stops after the page), and beside it a covering
+    one that carries the system columns and the small attributes that fit (INCLUDE), so that
+    filters and sorts over them, and the narrow rows of a populated inverse relation, are
+    index-only scans instead of reads of whole rows (a filtered count of 1,600 articles:
+    1,004 heap pages against about 60 index pages)."""
     wheres: list[str | None] = (
         ["published_at IS NOT NULL", "published_at IS NULL"] if ct.draft_and_publish else [None]
     )
@@ -242,6 +242,12 @@ def _pg_list_indexes(ct: ContentType) -> list[Index]:
     )
     out = []
     for where in wheres:
+        # the narrow one: a plain count or a default page reads the fewest pages (a count
+        # of 1,600 published rows: 7 index pages, 0.36 ms, against 45 pages and 0.6 ms)
+        digest = _digest(f"locale, id WHERE {where}")
+        out.append(
+            Index(f"{ct.table}_scan_{digest}", "locale, id", dialect="postgres", where=where)
+        )
         digest = _digest(f"locale, id INCLUDE {include} WHERE {where}")
         out.append(
             Index(
