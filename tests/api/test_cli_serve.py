@@ -86,3 +86,35 @@ def test_commands_refuse_to_act_outside_an_app(tmp_path: Path) -> None:
     # nothing was created
     assert not missing.exists()
     assert list(empty.iterdir()) == []
+
+
+def test_a_misspelt_model_key_stops_start_up_with_the_nearest_key(tmp_path: Path) -> None:
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    schema_file = app / "src" / "api" / "tag" / "content-types" / "tag" / "schema.json"
+    schema = json.loads(schema_file.read_text())
+    schema["attributes"]["name"] = {"tpye": "string", "requird": True}
+    schema["options"] = {"draftAndPublsh": True}
+    schema_file.write_text(json.dumps(schema))
+    seo = app / "src" / "components" / "shared" / "seo.json"
+    component = json.loads(seo.read_text())
+    component["atributes"] = component.pop("attributes")
+    seo.write_text(json.dumps(component))
+    done = subprocess.run(
+        [*FOLIO, "serve", str(app), "--port", "1"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    where = "src/api/tag/content-types/tag/schema.json"
+    assert f"{where}: attribute `name`: unknown key `tpye`; did you mean `type`?" in done.stderr
+    assert f"{where}: attribute `name`: unknown key `requird`; did you mean `required`?" in (
+        done.stderr
+    )
+    assert f"{where}: unknown key `draftAndPublsh`; did you mean `draftAndPublish`?" in (
+        done.stderr
+    )
+    assert (
+        "src/components/shared/seo.json: unknown key `atributes`; did you mean `attributes`?"
+        in done.stderr
+    )
+    assert not (app / ".tmp" / "data.db").exists()

@@ -5,6 +5,7 @@ A bad model stops start-up with a message naming the file, the attribute and the
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,82 @@ SYSTEM_COLUMNS = frozenset(
         "updated_by_id",
     }
 )
+
+
+# the keys a model file may use (Strapi's, including those Folio reads but does not act on):
+# any other is a misspelling until proven otherwise, and stops start-up
+SCHEMA_KEYS = frozenset(
+    {"kind", "collectionName", "info", "options", "pluginOptions", "attributes", "config"}
+)
+COMPONENT_KEYS = frozenset(
+    {"collectionName", "info", "options", "pluginOptions", "attributes", "config", "uid"}
+)
+OPTION_KEYS = frozenset(
+    {
+        "draftAndPublish",
+        "populateCreatorFields",
+        "comment",
+        "reviewWorkflows",
+        "privateAttributes",
+        "timestamps",
+        "increments",
+        "indexes",
+    }
+)
+ATTRIBUTE_KEYS = frozenset(
+    {
+        "type",
+        "required",
+        "unique",
+        "private",
+        "configurable",
+        "writable",
+        "visible",
+        "searchable",
+        "default",
+        "pluginOptions",
+        "min",
+        "max",
+        "minLength",
+        "maxLength",
+        "regex",
+        "enum",
+        "enumName",
+        "targetField",
+        "relation",
+        "target",
+        "inversedBy",
+        "mappedBy",
+        "morphBy",
+        "targetAttribute",
+        "useJoinTable",
+        "component",
+        "repeatable",
+        "components",
+        "multiple",
+        "allowedTypes",
+        "customField",
+        "options",
+        "conditions",
+        "column",
+        "description",
+    }
+)
+
+
+def unknown_keys(given: Any, known: frozenset[str]) -> list[str]:
+    """Messages for the keys of `given` that are not in `known`, each with the nearest
+    known key when one is close (`requird` -> `required`)."""
+    if not isinstance(given, dict):
+        return []
+    out = []
+    for key in given:
+        if key in known:
+            continue
+        near = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
+        hint = f"; did you mean `{near[0]}`?" if near else ""
+        out.append(f"unknown key `{key}`{hint}")
+    return out
 
 
 class _Problems:
@@ -147,6 +224,11 @@ def _builtin_type(uid: str, app_dir: Path, problems: _Problems) -> ContentType:
 
 def _component(path: Path, base: Path, raw: dict[str, Any], problems: _Problems) -> Component:
     rel = str(path.relative_to(base))
+    for message in [
+        *unknown_keys(raw, COMPONENT_KEYS),
+        *unknown_keys(raw.get("options"), OPTION_KEYS),
+    ]:
+        problems.add(rel, message)
     category, name = path.parent.name, path.stem
     info = raw.get("info") if isinstance(raw.get("info"), dict) else {}
     table = raw.get("collectionName") or f"components_{snake_case(category)}_{snake_case(name)}"
@@ -168,6 +250,11 @@ def _content_type(
     path: Path, base: Path, raw: dict[str, Any], problems: _Problems
 ) -> ContentType | None:
     rel = str(path.relative_to(base))
+    for message in [
+        *unknown_keys(raw, SCHEMA_KEYS),
+        *unknown_keys(raw.get("options"), OPTION_KEYS),
+    ]:
+        problems.add(rel, message)
     api = path.parent.parent.parent.name
     name = path.parent.name
     kind = raw.get("kind", "collectionType")
@@ -230,6 +317,11 @@ def _attributes(
             continue
         if name in RESERVED:
             problems.add(schema.file, "is a reserved name", name)
+            continue
+        misspelt = unknown_keys(spec, ATTRIBUTE_KEYS)
+        for message in misspelt:
+            problems.add(schema.file, message, name)
+        if misspelt:
             continue
         type_name = spec.get("type")
         kind = KINDS.get(type_name) if isinstance(type_name, str) else None
