@@ -74,11 +74,19 @@ def _db_xacts(db: str) -> int:
 class Client:
     def __init__(self, base: str) -> None:
         u = urlsplit(base)
-        self.conn = http.client.HTTPConnection(u.hostname or "127.0.0.1", u.port or 80)
+        self.host, self.port = u.hostname or "127.0.0.1", u.port or 80
+        self.conn = http.client.HTTPConnection(self.host, self.port)
 
     def get(self, path: str) -> tuple[int, bytes]:
-        self.conn.request("GET", path)
-        r = self.conn.getresponse()
+        try:
+            self.conn.request("GET", path)
+            r = self.conn.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionError):
+            # the server closes a connection idle past its keep-alive time
+            self.conn.close()
+            self.conn = http.client.HTTPConnection(self.host, self.port)
+            self.conn.request("GET", path)
+            r = self.conn.getresponse()
         return r.status, r.read()
 
 

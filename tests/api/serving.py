@@ -25,17 +25,24 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(app: Path, log: Path | None = None, env: dict[str, str] | None = None) -> Iterator[str]:
-    """`folio serve app` on a free port until the block ends; yields its base URL once
-    `/_health` answers. Its output goes to `log` when given (else it is kept for the
-    message of a server that does not start)."""
+def serving(
+    app: Path,
+    log: Path | None = None,
+    env: dict[str, str] | None = None,
+    args: list[str] | None = None,
+) -> Iterator[str]:
+    """`folio serve app [args]` on a free port until the block ends; yields its base URL
+    once `/_health` answers. Its output (the banner, a line per request) goes to `log`, or
+    to a file beside the app (a pipe nobody reads would fill up and stall the server)."""
     if env is None:
         env = {k: v for k, v in os.environ.items() if k not in CLEARED}
+    if log is None:
+        log = app.parent / f"{app.name}-server.log"
     base = f"http://127.0.0.1:{free_port()}"
     with ExitStack() as stack:
-        out: Any = stack.enter_context(log.open("wb")) if log else subprocess.PIPE
+        out: Any = stack.enter_context(log.open("wb"))
         proc = subprocess.Popen(
-            [*FOLIO, "serve", str(app), "--port", base.rsplit(":", 1)[1]],
+            [*FOLIO, "serve", str(app), "--port", base.rsplit(":", 1)[1], *(args or [])],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -52,7 +59,7 @@ def serving(app: Path, log: Path | None = None, env: dict[str, str] | None = Non
                 if proc.poll() is not None or time.monotonic() > deadline:
                     proc.terminate()
                     proc.wait(timeout=10)
-                    text = log.read_text() if log else proc.stdout.read().decode()  # type: ignore[union-attr]
+                    text = log.read_text()
                     raise AssertionError(f"server did not start: {text}")
                 time.sleep(0.05)
             yield base

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from folio import __version__
 from tests.api.serving import FOLIO, serving
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_access
 
 
 def _post(url: str, body: object) -> int:
@@ -118,3 +119,64 @@ def test_a_misspelt_model_key_stops_start_up_with_the_nearest_key(tmp_path: Path
         in done.stderr
     )
     assert not (app / ".tmp" / "data.db").exists()
+
+
+def _get(url: str, headers: dict[str, str] | None = None) -> int:
+    req = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+
+
+def _lines(log: Path, needle: str) -> list[str]:
+    deadline = time.monotonic() + 5
+    while True:
+        found = [line for line in log.read_text().splitlines() if needle in line]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def test_each_request_is_logged_in_plain_text(tmp_path: Path) -> None:
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    open_access(app)
+    log = tmp_path / "server.log"
+    with serving(app, log=log) as base:
+        assert _get(base + "/api/tags?sort=name", {"X-Request-Id": "req-42"}) == 200
+        assert _get(base + "/api/nothing") == 404
+    (line,) = _lines(log, "/api/tags?sort=name")
+    assert re.fullmatch(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z GET /api/tags\?sort=name 200 "
+        r"\d+\.\d\d ms req-42",
+        line,
+    ), line
+    (missing,) = _lines(log, "/api/nothing")
+    assert " 404 " in missing
+
+
+def test_each_request_is_logged_as_json_lines(tmp_path: Path) -> None:
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    open_access(app)
+    log = tmp_path / "server.log"
+    with serving(app, log=log, args=["--log-format", "json"]) as base:
+        assert _get(base + "/api/tags", {"X-Request-Id": "req-43"}) == 200
+    (line,) = _lines(log, '"req-43"')
+    entry = json.loads(line)
+    assert entry["method"] == "GET" and entry["path"] == "/api/tags"
+    assert entry["status"] == 200 and entry["level"] == "info"
+    assert isinstance(entry["duration_ms"], float) and entry["time"].endswith("Z")
+
+
+def test_the_request_log_can_be_turned_off(tmp_path: Path) -> None:
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    open_access(app)
+    log = tmp_path / "server.log"
+    with serving(app, log=log, args=["--no-request-log"]) as base:
+        assert _get(base + "/api/tags?marker=1") == 200
+    time.sleep(0.3)
+    assert "marker=1" not in log.read_text()

@@ -67,6 +67,8 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     # Folio's own messages (mail sent by the default sender, errors) at the chosen level, in
     # every server process (see folio.http.app.create_app)
     os.environ["FOLIO_LOG_LEVEL"] = args.log_level
+    os.environ["FOLIO_LOG_FORMAT"] = args.log_format
+    os.environ["FOLIO_REQUEST_LOG"] = "1" if args.request_log else "0"
     print(
         f"folio {__version__} · app {app_dir} · database {_database(settings.database_url)}"
         f" · http://{host}:{port} · environment {environment()}",
@@ -77,7 +79,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         "port": port,
         "factory": True,
         "log_level": args.log_level,
-        "access_log": args.access_log,
+        "access_log": False,  # Folio logs each request itself (folio.http.requestlog)
         "server_header": False,
     }
     try:
@@ -138,7 +140,20 @@ def main(argv: list[str] | None = None) -> int:
             type=_log_level,
             help=f"one of {', '.join(LOG_LEVELS)} (default: info)",
         )
-        p.add_argument("--access-log", action="store_true")
+        p.add_argument(
+            "--log-format",
+            default="plain",
+            choices=["plain", "json"],
+            help="plain text or JSON lines (default: plain)",
+        )
+        p.add_argument(
+            "--request-log",
+            "--access-log",
+            dest="request_log",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="log each request: method, path, status, duration, request id (default: on)",
+        )
         if name == "serve":
             p.add_argument("--workers", type=int, default=1)
     loc = sub.add_parser("locale", help="list and change the configured locales")

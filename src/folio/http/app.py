@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -27,6 +29,7 @@ from folio.http.admin import AdminEndpoints
 from folio.http.edges import CorsSettings, Edges
 from folio.http.graphql.endpoint import GraphQLEndpoint
 from folio.http.pipeline import Pipeline
+from folio.http.requestlog import RequestLog
 from folio.http.responses import error_response, json_response
 from folio.http.rest.content import ContentEndpoints
 from folio.http.security import security_headers
@@ -86,8 +89,11 @@ class FolioApp(Starlette):
 
     content: tuple[Any, Any, set[str]] | None = None  # (root, document, type names)
     edges: Edges | None = None  # CORS and request ids, on every answer
+    requests: RequestLog | None = None  # a log line per request
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.requests is not None:
+            send = self.requests.wrap(scope, send)
         if scope["type"] == "http" and self.edges is not None:
             wrapped = await self.edges.handle(scope, send)
             if wrapped is None:
@@ -176,6 +182,7 @@ def build_asgi(folio: Folio) -> Starlette:
     app.content = (endpoints.root, endpoints.document, names)
     middlewares = folio.settings.raw.get("middlewares", {})
     app.edges = Edges(CorsSettings.read(middlewares), security_headers(middlewares))
+    app.requests = _request_log()
     app.state.folio = folio
     return app
 
@@ -188,21 +195,51 @@ def _storage_mount(folio: Folio) -> list[BaseRoute]:
     return [Mount(mount.path, StaticFiles(directory=str(mount.directory), check_dir=False))]
 
 
-def configure_logging(level: str) -> None:
-    """Folio's own log (`folio.*`: mail written by the default sender, errors) on stderr."""
+class _JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return orjson.dumps(entry).decode()
+
+
+def configure_logging(level: str, fmt: str = "plain") -> None:
+    """Folio's own log (`folio.*`: mail written by the default sender, errors) on stderr,
+    as text or JSON lines."""
     folio_log = logging.getLogger("folio")
-    if not any(getattr(h, "folio", False) for h in folio_log.handlers):
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s: %(name)s: %(message)s"))
-        handler.folio = True  # type: ignore[attr-defined]
-        folio_log.addHandler(handler)
+    for handler in [h for h in folio_log.handlers if getattr(h, "folio", False)]:
+        folio_log.removeHandler(handler)
+    handler = logging.StreamHandler()
+    if fmt == "json":
+        formatter: logging.Formatter = _JsonFormatter()
+        formatter.converter = time.gmtime
+    else:
+        formatter = logging.Formatter("%(levelname)s: %(name)s: %(message)s")
+    handler.setFormatter(formatter)
+    handler.folio = True  # type: ignore[attr-defined]
+    folio_log.addHandler(handler)
     folio_log.setLevel("DEBUG" if level == "trace" else level.upper())
+
+
+def _request_log() -> RequestLog | None:
+    """The request log the command line asked for (a server process started by `folio
+    serve` or `folio develop`), at the info level and below."""
+    if os.environ.get("FOLIO_REQUEST_LOG") != "1":
+        return None
+    if os.environ.get("FOLIO_LOG_LEVEL", "info") not in ("info", "debug", "trace"):
+        return None
+    return RequestLog(os.environ.get("FOLIO_LOG_FORMAT", "plain"))
 
 
 def create_app(app_dir: Path | str | None = None, database_url: str | None = None) -> Starlette:
     """The ASGI app for an app directory (default: `FOLIO_APP_DIR` or the current one)."""
     level = os.environ.get("FOLIO_LOG_LEVEL")
     if level:
-        configure_logging(level)
+        configure_logging(level, os.environ.get("FOLIO_LOG_FORMAT", "plain"))
     directory = app_dir or os.environ.get("FOLIO_APP_DIR") or "."
     return build_asgi(load_app(directory, database_url))

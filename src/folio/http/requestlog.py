@@ -1,0 +1,80 @@
+"""One log line per request: method, path (with its query), status, duration and request id,
+written when the answer's last byte is sent; plain text or a JSON object per line.
+
+`folio serve` and `folio develop` turn it on (`--no-request-log` turns it off,
+`--log-format json` chooses JSON lines); the server processes read the choice from
+`FOLIO_REQUEST_LOG` and `FOLIO_LOG_FORMAT`. A line is formatted and written directly,
+without the logging module's records and handlers: it costs a few microseconds, against
+about 20 for a logging call."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, TextIO
+
+import orjson
+
+Message = MutableMapping[str, Any]
+Send = Callable[[Message], Awaitable[None]]
+
+FORMATS = ("plain", "json")
+
+
+def _timestamp(now: float) -> str:
+    seconds = int(now)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + (
+        f".{int((now - seconds) * 1000):03d}Z"
+    )
+
+
+class RequestLog:
+    def __init__(self, fmt: str = "plain", out: TextIO | None = None) -> None:
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown log format {fmt!r}: use plain or json")
+        self.json = fmt == "json"
+        self.out = out
+
+    def write(self, scope: MutableMapping[str, Any], status: int, started: float) -> None:
+        now = time.time()
+        duration = (time.perf_counter() - started) * 1000
+        path = scope.get("path", "")
+        query = scope.get("query_string", b"")
+        target = f"{path}?{query.decode('latin-1')}" if query else path
+        request_id = scope.get("state", {}).get("request_id", "")
+        if self.json:
+            line = orjson.dumps(
+                {
+                    "time": _timestamp(now),
+                    "level": "info",
+                    "method": scope.get("method", ""),
+                    "path": target,
+                    "status": status,
+                    "duration_ms": round(duration, 3),
+                    "request_id": request_id,
+                }
+            ).decode()
+        else:
+            line = (
+                f"{_timestamp(now)} {scope.get('method', '')} {target} {status} "
+                f"{duration:.2f} ms {request_id}"
+            )
+        out = self.out if self.out is not None else sys.stderr
+        out.write(line + "\n")
+
+    def wrap(self, scope: MutableMapping[str, Any], send: Send) -> Send:
+        """The `send` that logs the request once its answer is complete."""
+        started = time.perf_counter()
+        status = 0
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            kind = message["type"]
+            if kind == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+            if kind == "http.response.body" and not message.get("more_body", False):
+                self.write(scope, status, started)
+
+        return sending
