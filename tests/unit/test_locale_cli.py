@@ -44,3 +44,37 @@ def test_refusals(app: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["locale", "default", "de", "--app", str(app)]) == 1
     assert main(["locale", "remove", "de", "--app", str(app)]) == 1
     assert [loc["code"] for loc in config(app)["locales"]] == ["en"]  # type: ignore[attr-defined]
+
+
+def test_removing_a_locale_with_content_needs_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from tests.conftest import FIXTURES, make_api, open_access
+
+    app = tmp_path / "blog"
+    shutil.copytree(FIXTURES / "blog", app)
+    open_access(app)
+    url = f"sqlite:///{app / '.tmp' / 'data.db'}"
+    for api in make_api(app, url):
+        tag = api.create("tags", {"name": "t"})["documentId"]
+        doc = api.create("articles", {"title": "Hello", "tags": [tag]})["documentId"]
+        r = api.put(f"/api/articles/{doc}?locale=fr", {"data": {"title": "Bonjour", "tags": [tag]}})
+        assert r.status_code == 200, r.text
+    capsys.readouterr()
+    assert main(["locale", "remove", "fr", "--app", str(app)]) == 1
+    err = capsys.readouterr().err
+    assert "locale fr still has content (2 of api::article.article): nothing changed" in err
+    assert "--force` deletes that content (every version in fr" in err
+    assert "fr" in [loc["code"] for loc in config(app)["locales"]]  # type: ignore[attr-defined]
+    assert main(["locale", "remove", "fr", "--app", str(app), "--force"]) == 0
+    assert "deleted the content in fr: 2 of api::article.article" in capsys.readouterr().out
+    assert "fr" not in [loc["code"] for loc in config(app)["locales"]]  # type: ignore[attr-defined]
+    for api in make_api(app, url):
+        r = api.get(f"/api/articles/{doc}?populate[tags][fields][0]=name")
+        assert r.json()["data"]["title"] == "Hello"
+        assert [t["name"] for t in r.json()["data"]["tags"]] == ["t"]
+        # the tag no longer lists the deleted French version
+        r = api.get(f"/api/tags/{tag}?populate[articles][fields][0]=title")
+        assert [a["title"] for a in r.json()["data"]["articles"]] == ["Hello"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -57,15 +58,48 @@ def add_locale(app_dir: Path, code: str, name: str | None) -> None:
     _write(app_dir, config)
 
 
-def remove_locale(app_dir: Path, code: str) -> None:
+def remove_locale(app_dir: Path, code: str, force: bool = False) -> str | None:
+    """Removes a locale from the configuration. A locale that still has content is kept
+    unless `force`, which first deletes that content (every version in the locale, drafts
+    and published, of every localized type) in one transaction. Returns what was deleted,
+    if anything."""
     config = _read(app_dir)
     if code == config["defaultLocale"]:
         raise LocaleError(f"{code} is the default locale: make another locale the default first")
     kept = [loc for loc in config["locales"] if loc["code"] != code]
     if len(kept) == len(config["locales"]):
         raise LocaleError(f"locale {code} is not configured")
+    counts = asyncio.run(_content(app_dir, code, delete=False))
+    held = _describe(counts)
+    deleted = None
+    if held:
+        if not force:
+            raise LocaleError(
+                f"locale {code} still has content ({held}): nothing changed. "
+                f"`folio locale remove {code} --force` deletes that content (every version in "
+                f"{code}, drafts and published) in one transaction, then removes the locale"
+            )
+        deleted = _describe(asyncio.run(_content(app_dir, code, delete=True)))
     config["locales"] = kept
     _write(app_dir, config)
+    return deleted
+
+
+def _describe(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} of {uid}" for uid, n in sorted(counts.items()) if n)
+
+
+async def _content(app_dir: Path, code: str, delete: bool) -> dict[str, int]:
+    from folio.app import load_app
+
+    folio = load_app(app_dir)
+    await folio.start(bootstrap=False)
+    try:
+        if delete:
+            return await folio.documents.delete_locale(code)
+        return await folio.documents.locale_content(code)
+    finally:
+        await folio.close()
 
 
 def set_default(app_dir: Path, code: str) -> None:

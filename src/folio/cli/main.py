@@ -114,7 +114,9 @@ def _locale(args: argparse.Namespace) -> int:
         elif args.action == "add":
             locales.add_locale(app, args.code, args.name)
         elif args.action == "remove":
-            locales.remove_locale(app, args.code)
+            deleted = locales.remove_locale(app, args.code, force=args.force)
+            if deleted:
+                print(f"deleted the content in {args.code}: {deleted} (rows, every version)")
         else:
             locales.set_default(app, args.code)
     except (locales.LocaleError, ConfigError) as exc:
@@ -169,6 +171,12 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("code")
         if action == "add":
             p.add_argument("name", nargs="?")
+        if action == "remove":
+            p.add_argument(
+                "--force",
+                action="store_true",
+                help="delete the locale's content (every version, in one transaction) first",
+            )
     from folio.cli import access
 
     access.with_app_option(loc_sub)

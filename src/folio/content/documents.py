@@ -310,6 +310,17 @@ class DocumentService:
             locale = parse_locale(ct, params.get("locale"), self.locales)
         await self.writes.delete(ct, document_id, locale=locale)
 
+    async def locale_content(self, locale: str) -> dict[str, int]:
+        """How many rows (versions) each localized type holds in `locale`."""
+        types = [ct for ct in self.registry.content_types.values() if ct.localized]
+        return await self.reads.count_locale(types, locale)
+
+    async def delete_locale(self, locale: str) -> dict[str, int]:
+        """Deletes every version in `locale` of every localized document, in one
+        transaction (what removing a locale with `--force` does)."""
+        types = [ct for ct in self.registry.content_types.values() if ct.localized]
+        return await self.writes.delete_locale(types, locale)
+
 
 def pick(doc: dict[str, Any], query: Query) -> dict[str, Any]:
     """A write's answer with the query's `fields` (and its populated fields)."""

@@ -29,6 +29,19 @@ class Reads:
     def reader(self, ct: ContentType) -> TypeReader:
         return self.readers[ct.uid]
 
+    async def count_locale(self, types: list[ContentType], locale: str) -> dict[str, int]:
+        """Rows (versions, drafts and published) per type in one locale."""
+
+        def program() -> Program:
+            out: dict[str, int] = {}
+            for ct in types:
+                rows = yield query(f'SELECT COUNT(*) FROM "{ct.table}" WHERE locale = ?', (locale,))
+                out[ct.uid] = int(rows[0][0])
+            return out
+
+        result: dict[str, int] = await self.db.read(program())
+        return result
+
     async def find(self, ct: ContentType, read: Query) -> tuple[list[dict[str, Any]], int]:
         """A page and the total (-1 when not counted). Related rows that filters reach are
         read in the read's locale, else (every locale) in the default one."""

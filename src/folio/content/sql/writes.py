@@ -222,26 +222,44 @@ class Writes(Versions):
         self, ct: ContentType, document_id: str | None, *, locale: str | None = None
     ) -> None:
         """Deletes every version of a document, or only the versions of one locale."""
+        await self.db.write(self._delete(ct, document_id, locale, missing_ok=False))
+
+    async def delete_locale(self, types: list[ContentType], locale: str) -> dict[str, int]:
+        """Deletes every version in `locale` of every document of the localized `types`,
+        in one transaction; returns how many rows each type lost."""
 
         def program() -> Program:
-            where, params = "1 = 1", []
-            if document_id is not None:
-                where, params = "document_id = ?", [document_id]
-            if locale is not None and ct.localized:
-                where += " AND locale = ?"
-                params.append(locale)
-            rows = yield query(f'SELECT id, document_id FROM "{ct.table}" WHERE {where}', params)
-            if not rows:
-                raise NotFoundError()
-            yield from self.links.delete_owned(ct, [int(r[0]) for r in rows])
-            yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
-            for doc_id in sorted({r[1] for r in rows}):
-                left = yield query(
-                    f'SELECT 1 FROM "{ct.table}" WHERE document_id = ? LIMIT 1', (doc_id,)
-                )
-                yield from self.links.detach(ct, doc_id, None if not left else locale)
+            counts: dict[str, int] = {}
+            for ct in types:
+                if ct.localized:
+                    counts[ct.uid] = yield from self._delete(ct, None, locale, missing_ok=True)
+            return counts
 
-        await self.db.write(program())
+        result: dict[str, int] = await self.db.write(program())
+        return result
+
+    def _delete(
+        self, ct: ContentType, document_id: str | None, locale: str | None, missing_ok: bool
+    ) -> Program:
+        where, params = "1 = 1", []
+        if document_id is not None:
+            where, params = "document_id = ?", [document_id]
+        if locale is not None and ct.localized:
+            where += " AND locale = ?"
+            params.append(locale)
+        rows = yield query(f'SELECT id, document_id FROM "{ct.table}" WHERE {where}', params)
+        if not rows:
+            if missing_ok:
+                return 0
+            raise NotFoundError()
+        yield from self.links.delete_owned(ct, [int(r[0]) for r in rows])
+        yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
+        for doc_id in sorted({r[1] for r in rows}):
+            left = yield query(
+                f'SELECT 1 FROM "{ct.table}" WHERE document_id = ? LIMIT 1', (doc_id,)
+            )
+            yield from self.links.detach(ct, doc_id, None if not left else locale)
+        return len(rows)
 
 
 def _answer(status: str, locale: str | None, read: Query | None) -> ReadContext:
