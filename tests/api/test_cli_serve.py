@@ -180,3 +180,33 @@ def test_the_request_log_can_be_turned_off(tmp_path: Path) -> None:
         assert _get(base + "/api/tags?marker=1") == 200
     time.sleep(0.3)
     assert "marker=1" not in log.read_text()
+
+
+def _json(url: str) -> dict[str, object]:
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return dict(json.loads(r.read()))
+
+
+def test_a_new_app_has_example_content_and_an_empty_one_has_none(tmp_path: Path) -> None:
+    app = tmp_path / "blog"
+    done = subprocess.run([*FOLIO, "new", str(app)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Added example content: 3 categories, 2 authors, 4 tags, 5 articles" in done.stdout
+    with serving(app) as base:
+        articles = _json(base + "/api/articles?populate[cover][fields][0]=url&sort=id")
+        data = articles["data"]
+        assert isinstance(data, list) and len(data) == 3  # the two drafts are not public
+        covers = [a["cover"]["url"] for a in data if a["cover"]]
+        assert len(covers) == 1
+        with urllib.request.urlopen(base + covers[0], timeout=5) as r:
+            assert r.status == 200 and r.headers["content-type"] == "image/png"
+        french = _json(base + "/api/articles?locale=fr")["data"]
+        assert isinstance(french, list) and len(french) == 1
+        for plural, n in (("categories", 3), ("authors", 2), ("tags", 4)):
+            got = _json(f"{base}/api/{plural}")["data"]
+            assert isinstance(got, list) and len(got) == n, plural
+    empty = tmp_path / "empty"
+    done = subprocess.run([*FOLIO, "new", str(empty), "--empty"], capture_output=True, text=True)
+    assert done.returncode == 0 and "example content" not in done.stdout
+    with serving(empty) as base:
+        assert _json(base + "/api/articles")["data"] == []

@@ -23,7 +23,7 @@ Served = tuple[str, str]  # the GraphQL URL, a full-access token
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """The example app of `folio new`, served in development mode (introspection on)."""
     app = tmp_path_factory.mktemp("gqlclient") / "blog"
-    subprocess.run([*FOLIO, "new", str(app)], check=True, capture_output=True)
+    subprocess.run([*FOLIO, "new", str(app), "--empty"], check=True, capture_output=True)
     created = subprocess.run(
         [*FOLIO, "token", "create", "--name", "gql", "--type", "full-access", "--app", str(app)],
         check=True,

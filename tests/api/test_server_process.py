@@ -32,7 +32,7 @@ def _call(method: str, url: str, body: Any = None, token: str | None = None) -> 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     app = tmp_path / "blog"
-    subprocess.run([*FOLIO, "new", str(app)], check=True, capture_output=True)
+    subprocess.run([*FOLIO, "new", str(app), "--empty"], check=True, capture_output=True)
     created = subprocess.run(
         [*FOLIO, "token", "create", "--name", "editor", "--type", "full-access", "--app", str(app)],
         check=True,
@@ -72,7 +72,7 @@ def test_example_app_serves_the_rest_api(served: tuple[str, str]) -> None:
 
 def test_a_bad_model_stops_start_up_with_a_clear_message(tmp_path: Path) -> None:
     app = tmp_path / "blog"
-    subprocess.run([*FOLIO, "new", str(app)], check=True, capture_output=True)
+    subprocess.run([*FOLIO, "new", str(app), "--empty"], check=True, capture_output=True)
     schema = app / "src/api/article/content-types/article/schema.json"
     model = json.loads(schema.read_text())
     model["attributes"]["views"] = {"type": "integer", "min": "zero"}

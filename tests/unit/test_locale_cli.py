@@ -13,7 +13,7 @@ from folio.cli.main import main
 @pytest.fixture
 def app(tmp_path: Path) -> Path:
     target = tmp_path / "app"
-    assert main(["new", str(target)]) == 0
+    assert main(["new", str(target), "--empty"]) == 0
     return target
 
 
@@ -22,17 +22,24 @@ def config(app: Path) -> dict[str, object]:
 
 
 def test_add_default_remove(app: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["locale", "add", "fr", "French (fr)", "--app", str(app)]) == 0
+    # a new app has English (the default) and French
+    assert [loc["code"] for loc in config(app)["locales"]] == ["en", "fr"]  # type: ignore[attr-defined]
+    assert main(["locale", "add", "de", "German (de)", "--app", str(app)]) == 0
     assert main(["locale", "add", "pt-BR", "--app", str(app)]) == 0
-    assert [loc["code"] for loc in config(app)["locales"]] == ["en", "fr", "pt-BR"]  # type: ignore[attr-defined]
-    assert main(["locale", "default", "fr", "--app", str(app)]) == 0
-    assert config(app)["defaultLocale"] == "fr"
+    assert [loc["code"] for loc in config(app)["locales"]] == ["en", "fr", "de", "pt-BR"]  # type: ignore[attr-defined]
+    assert main(["locale", "default", "de", "--app", str(app)]) == 0
+    assert config(app)["defaultLocale"] == "de"
     capsys.readouterr()
     assert main(["locale", "list", "--app", str(app)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out == ["en\tEnglish (en)", "fr\tFrench (fr)\t(default)", "pt-BR\tpt-BR"]
+    assert out == [
+        "en\tEnglish (en)",
+        "fr\tFrench (fr)",
+        "de\tGerman (de)\t(default)",
+        "pt-BR\tpt-BR",
+    ]
     assert main(["locale", "remove", "en", "--app", str(app)]) == 0
-    assert [loc["code"] for loc in config(app)["locales"]] == ["fr", "pt-BR"]  # type: ignore[attr-defined]
+    assert [loc["code"] for loc in config(app)["locales"]] == ["fr", "de", "pt-BR"]  # type: ignore[attr-defined]
 
 
 def test_refusals(app: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -43,7 +50,7 @@ def test_refusals(app: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["locale", "add", "not a code", "--app", str(app)]) == 1
     assert main(["locale", "default", "de", "--app", str(app)]) == 1
     assert main(["locale", "remove", "de", "--app", str(app)]) == 1
-    assert [loc["code"] for loc in config(app)["locales"]] == ["en"]  # type: ignore[attr-defined]
+    assert [loc["code"] for loc in config(app)["locales"]] == ["en", "fr"]  # type: ignore[attr-defined]
 
 
 def test_removing_a_locale_with_content_needs_force(

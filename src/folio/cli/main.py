@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -125,12 +126,27 @@ def _locale(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _example_content(target: Path) -> dict[str, int]:
+    from folio.app import load_app
+    from folio.cli.example import add_example_content
+
+    folio = load_app(target.resolve())
+    await folio.start(bootstrap=False)
+    try:
+        return await add_example_content(folio)
+    finally:
+        await folio.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="folio", description="Folio content service")
     parser.add_argument("--version", action="version", version=f"folio {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     new = sub.add_parser("new", help="create an app with an example blog")
     new.add_argument("directory")
+    new.add_argument(
+        "--empty", action="store_true", help="the example models without example content"
+    )
     for name, text in (("serve", "serve an app"), ("develop", "serve with auto-reload")):
         p = sub.add_parser(name, help=text)
         p.add_argument("app_dir", nargs="?", default=".")
@@ -200,6 +216,10 @@ def main(argv: list[str] | None = None) -> int:
         except FileExistsError as exc:
             print(f"folio: {exc}", file=sys.stderr)
             return 1
+        if not args.empty:
+            counts = asyncio.run(_example_content(target))
+            made = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+            print(f"Added example content: {made}.")
         print(f"Created {target}. Serve it with: folio serve {target}")
         return 0
     return _serve(args, reload=args.command == "develop")

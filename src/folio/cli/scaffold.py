@@ -55,6 +55,12 @@ ARTICLE = {
             "target": "api::author.author",
             "inversedBy": "articles",
         },
+        "tags": {
+            "type": "relation",
+            "relation": "manyToMany",
+            "target": "api::tag.tag",
+            "inversedBy": "articles",
+        },
         "seo": {
             "type": "component",
             "repeatable": False,
@@ -103,6 +109,23 @@ AUTHOR = {
     },
 }
 
+TAG = {
+    "kind": "collectionType",
+    "collectionName": "tags",
+    "info": {"singularName": "tag", "pluralName": "tags", "displayName": "Tag"},
+    "options": {"draftAndPublish": False},
+    "pluginOptions": {},
+    "attributes": {
+        "name": {"type": "string", "required": True, "unique": True},
+        "articles": {
+            "type": "relation",
+            "relation": "manyToMany",
+            "target": "api::article.article",
+            "mappedBy": "tags",
+        },
+    },
+}
+
 GLOBAL = {
     "kind": "singleType",
     "collectionName": "globals",
@@ -125,7 +148,10 @@ CONFIG: dict[str, Any] = {
     "server": {"host": "127.0.0.1", "port": 1337},
     "database": {"client": "sqlite", "connection": {"filename": ".tmp/data.db"}},
     "api": {"rest": {"defaultLimit": 25, "maxLimit": 100, "withCount": True}},
-    "i18n": {"defaultLocale": "en", "locales": [{"code": "en", "name": "English (en)"}]},
+    "i18n": {
+        "defaultLocale": "en",
+        "locales": [{"code": "en", "name": "English (en)"}, {"code": "fr", "name": "French (fr)"}],
+    },
 }
 
 
@@ -173,7 +199,13 @@ def scaffold(target: Path) -> list[Path]:
     if target.exists() and any(target.iterdir()):
         raise FileExistsError(f"{target} exists and is not empty")
     files: list[Path] = []
-    models = {"article": ARTICLE, "category": CATEGORY, "author": AUTHOR, "global": GLOBAL}
+    models = {
+        "article": ARTICLE,
+        "category": CATEGORY,
+        "author": AUTHOR,
+        "tag": TAG,
+        "global": GLOBAL,
+    }
     for name, model in models.items():
         path = target / "src" / "api" / name / "content-types" / name / "schema.json"
         _write(path, model)
