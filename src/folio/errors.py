@@ -111,6 +111,11 @@ class PayloadTooLargeError(FolioError):
     name = "PayloadTooLargeError"
 
 
+class ServiceUnavailableError(FolioError):
+    status = 503
+    name = "ServiceUnavailableError"
+
+
 class InternalError(FolioError):
     status = 500
     name = "InternalServerError"

@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 
 from folio import __version__
-from tests.api.serving import FOLIO, serving
+from tests.api.serving import FOLIO, free_port, serving
 from tests.conftest import FIXTURES, open_access
 
 
@@ -210,3 +210,60 @@ def test_a_new_app_has_example_content_and_an_empty_one_has_none(tmp_path: Path)
     assert done.returncode == 0 and "example content" not in done.stdout
     with serving(empty) as base:
         assert _json(base + "/api/articles")["data"] == []
+
+
+def _status(url: str) -> tuple[int, dict[str, object] | None]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return int(r.status), json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return int(e.code), json.loads(e.read() or b"null")
+    except OSError:
+        return 0, None  # restarting
+
+
+def _until(url: str, status: int, seconds: float = 30) -> dict[str, object] | None:
+    deadline = time.monotonic() + seconds
+    while True:
+        got, body = _status(url)
+        if got == status:
+            return body
+        assert time.monotonic() < deadline, (got, body)
+        time.sleep(0.2)
+
+
+def test_develop_answers_503_naming_the_broken_file_until_it_is_fixed(tmp_path: Path) -> None:
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    open_access(app)
+    schema_file = app / "src" / "api" / "tag" / "content-types" / "tag" / "schema.json"
+    good = schema_file.read_text()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "NODE_ENV")}
+    with (tmp_path / "develop.log").open("wb") as out:
+        proc = subprocess.Popen(
+            [*FOLIO, "develop", str(app), "--port", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        try:
+            _until(base + "/api/tags", 200)
+            broken = json.loads(good)
+            broken["attributes"]["name"]["type"] = "strnig"
+            schema_file.write_text(json.dumps(broken))
+            body = _until(base + "/api/tags", 503)
+            assert body is not None and body["data"] is None
+            error = body["error"]
+            assert isinstance(error, dict) and error["name"] == "ServiceUnavailableError"
+            assert "src/api/tag/content-types/tag/schema.json" in str(error["message"])
+            assert "unknown type 'strnig'" in str(error["message"])
+            # every route answers the same, at once
+            assert _status(base + "/graphql")[0] == 503
+            schema_file.write_text(good)
+            _until(base + "/api/tags", 200)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+    assert "unknown type 'strnig'" in (tmp_path / "develop.log").read_text()

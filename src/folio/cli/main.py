@@ -58,10 +58,13 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         settings = load_settings(app_dir)
         from folio.schema.loader import load_registry
 
-        load_registry(app_dir)  # fail fast, with the model error, before the server starts
+        if not reload:
+            load_registry(app_dir)  # fail fast, with the model error, before the server starts
     except ConfigError as exc:
         print(f"folio: {exc}", file=sys.stderr)
         return 2
+    # develop: a model error answers 503 until the files are fixed (folio.http.app)
+    os.environ["FOLIO_DEVELOP"] = "1" if reload else "0"
     os.environ["FOLIO_APP_DIR"] = str(app_dir)
     host = args.host or settings.host
     port = args.port or settings.port

@@ -24,7 +24,14 @@ from starlette.types import Receive, Scope, Send
 
 from folio.app import Folio, load_app
 from folio.auth.principal import Principal
-from folio.errors import FolioError, InternalError, MethodNotAllowedError, NotFoundError
+from folio.errors import (
+    ConfigError,
+    FolioError,
+    InternalError,
+    MethodNotAllowedError,
+    NotFoundError,
+    ServiceUnavailableError,
+)
 from folio.http.admin import AdminEndpoints
 from folio.http.edges import CorsSettings, Edges
 from folio.http.graphql.endpoint import GraphQLEndpoint
@@ -90,10 +97,14 @@ class FolioApp(Starlette):
     content: tuple[Any, Any, set[str]] | None = None  # (root, document, type names)
     edges: Edges | None = None  # CORS and request ids, on every answer
     requests: RequestLog | None = None  # a log line per request
+    unavailable: ServiceUnavailableError | None = None  # develop: why the app did not start
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and self.requests is not None:
             send = self.requests.wrap(scope, send)
+        if scope["type"] == "http" and self.unavailable is not None:
+            await error_response(self.unavailable)(scope, receive, send)
+            return
         if scope["type"] == "http" and self.edges is not None:
             wrapped = await self.edges.handle(scope, send)
             if wrapped is None:
@@ -130,7 +141,18 @@ def build_asgi(folio: Folio) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await folio.start()
+        try:
+            await folio.start()
+        except ConfigError as exc:
+            if os.environ.get("FOLIO_DEVELOP") != "1":
+                raise
+            # `folio develop`: a refused schema change (or another start-up problem) is
+            # answered until a file changes and the app is loaded again
+            log.error("the app cannot start until this is fixed: %s", exc)
+            assert isinstance(app, FolioApp)
+            app.unavailable = ServiceUnavailableError(str(exc))
+            yield
+            return
         try:
             yield
         finally:
@@ -242,4 +264,24 @@ def create_app(app_dir: Path | str | None = None, database_url: str | None = Non
     if level:
         configure_logging(level, os.environ.get("FOLIO_LOG_FORMAT", "plain"))
     directory = app_dir or os.environ.get("FOLIO_APP_DIR") or "."
-    return build_asgi(load_app(directory, database_url))
+    if os.environ.get("FOLIO_DEVELOP") != "1":
+        return build_asgi(load_app(directory, database_url))
+    try:
+        return build_asgi(load_app(directory, database_url))
+    except ConfigError as exc:
+        # `folio develop`: the server stays up and says what is wrong until a file changes
+        # and the app is loaded again
+        log.error("the app cannot start until this is fixed: %s", exc)
+        return _unavailable(str(exc))
+
+
+def _unavailable(problem: str) -> Starlette:
+    """An app that answers every request 503 with the start-up problem (the file and what
+    is wrong with it)."""
+    error = ServiceUnavailableError(problem)
+
+    async def answer(request: Request) -> Response:
+        return error_response(error)
+
+    methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+    return Starlette(routes=[Route("/{path:path}", answer, methods=methods)])
