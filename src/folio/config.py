@@ -103,6 +103,9 @@ class Settings:
     locales: list[Locale] = field(default_factory=lambda: [Locale("en", "English (en)")])
     default_locale: str = "en"
     max_body_bytes: int = 1024 * 1024
+    # addresses of the proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (none
+    # by default: a client could otherwise claim any address and dodge per-address limits)
+    trusted_proxies: list[str] = field(default_factory=list)
     raw: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
@@ -157,6 +160,7 @@ def load_settings(app_dir: Path) -> Settings:
     server = raw["server"]
     s.host = str(server.get("host", s.host))
     s.port = int(server.get("port", s.port))
+    s.trusted_proxies = _proxies(server.get("trustedProxies", []), "config/server trustedProxies")
     url = _database_url(raw["database"]) if raw["database"] else None
     if url:
         s.database_url = url
@@ -182,4 +186,25 @@ def load_settings(app_dir: Path) -> Settings:
     s.host = os.environ.get("HOST", s.host)
     s.port = int(os.environ.get("PORT", s.port))
     s.database_url = os.environ.get("DATABASE_URL", s.database_url)
+    if "TRUSTED_PROXIES" in os.environ:
+        s.trusted_proxies = _proxies(
+            [p for p in os.environ["TRUSTED_PROXIES"].split(",") if p.strip()], "TRUSTED_PROXIES"
+        )
     return s
+
+
+def _proxies(value: Any, where: str) -> list[str]:
+    """Proxy addresses or networks (`10.0.0.0/8`), or `*` for any."""
+    import ipaddress
+
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of addresses or networks")
+    out = []
+    for item in (v.strip() for v in value):
+        if item != "*":
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ConfigError(f"{where}: {item!r} is not an address or network") from None
+        out.append(item)
+    return out

@@ -85,6 +85,9 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         "log_level": args.log_level,
         "access_log": False,  # Folio logs each request itself (folio.http.requestlog)
         "server_header": False,
+        # X-Forwarded-* are believed only from the configured proxies
+        "proxy_headers": bool(settings.trusted_proxies),
+        "forwarded_allow_ips": ",".join(settings.trusted_proxies) or None,
     }
     try:
         import uvloop  # noqa: F401

@@ -121,6 +121,15 @@ class UserEndpoints:
             verdict = self.limiter.hit(key)
             if verdict is None:
                 return await handler(request, principal)
+            if path.endswith("/auth/local"):
+                # sign-in is also limited per identifier, whatever the address: a client
+                # that changes addresses still gets `max` guesses per account and window
+                body = await self._body(request)
+                ident = body.get("identifier")
+                if isinstance(ident, str) and ident:
+                    per_account = self.limiter.hit(f"{path}:identifier:{ident.lower()}")
+                    if per_account is not None and not per_account.allowed:
+                        verdict = per_account
             if not verdict.allowed:
                 response = error_response(RateLimitError())
             else:
