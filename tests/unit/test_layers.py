@@ -33,7 +33,8 @@ ALLOWED = {
     "errors": set(),
 }
 # top-level modules that belong to a layer of another name
-MODULE_LAYERS = {"hooks": "app", "extensions": "app"}
+# `caches` is a dependency-free utility, importable from every layer
+MODULE_LAYERS = {"hooks": "app", "extensions": "app", "caches": "errors"}
 # where SQL statements may be written: the store and the planner
 SQL_HOMES = ("store", "content/sql")
 SQL_STATEMENT = re.compile(

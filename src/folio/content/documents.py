@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from folio.auth.principal import Principal
+from folio.caches import BoundedCache, weigh
 from folio.config import Settings
 from folio.content.filters import FilterParser
 from folio.content.params import (
@@ -38,6 +39,7 @@ from folio.store.program import Program
 
 # parsed queries kept (per distinct parameters and caller visibility)
 QUERY_CACHE = 1024
+QUERY_CACHE_BYTES = 32 * 1024 * 1024
 
 
 @dataclass
@@ -116,7 +118,7 @@ class DocumentService:
         self.reads = Reads(registry, db, settings.default_locale)
         self.writes = Writes(self.reads)
         self.parser = QueryParser(registry, self.locales, self.limits)
-        self._queries: dict[Hashable, Query] = {}
+        self._queries: BoundedCache[Query] = BoundedCache(QUERY_CACHE, QUERY_CACHE_BYTES)
 
     # ------------------------------------------------------------------ queries
     def query(
@@ -138,9 +140,8 @@ class DocumentService:
         found = self._queries.get(cache_key)
         if found is None:
             found = self.parser.parse(ct, params, principal, find, limits)
-            if len(self._queries) >= QUERY_CACHE:
-                self._queries.clear()
-            self._queries[cache_key] = found
+            # a parsed query takes several times its text
+            self._queries.put(cache_key, found, weigh(key) * 6)
         return found
 
     def _check_drafts(self, ct: ContentType, query: Query, principal: Principal) -> None:

@@ -8,12 +8,13 @@ from typing import Any
 
 import asyncpg
 
+from folio.caches import BoundedCache
 from folio.store.database import Database, invalid_value
 from folio.store.program import Batch, Program, Stmt
 from folio.store.upkeep import Upkeep
 from folio.store.upkeep import enabled as upkeep_enabled
 
-_converted: dict[str, str] = {}
+_converted: BoundedCache[str] = BoundedCache(4096, 32 * 1024 * 1024)
 
 
 def to_numbered(sql: str) -> str:
@@ -27,8 +28,7 @@ def to_numbered(sql: str) -> str:
         out.append(f"${i}")
         out.append(part)
     text = "".join(out)
-    if len(_converted) < 20000:
-        _converted[sql] = text
+    _converted.put(sql, text, 200 + len(sql) + len(text))
     return text
 
 

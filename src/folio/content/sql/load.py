@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from folio.caches import BoundedCache, weigh
 from folio.content.query import Populate, SortKey
 from folio.content.sql.joins import link_join
 from folio.content.sql.layout import (
@@ -54,15 +55,14 @@ class Populator:
         self.registry = registry
         self.dialect = dialect
         self.file_type = registry.content_types["plugin::upload.file"]
-        self._selections: dict[tuple[str, tuple[str, ...] | None], Selection] = {}
+        self._selections: BoundedCache[Selection] = BoundedCache(1024, 8 * 1024 * 1024)
 
     def selection(self, schema: Schema, fields: list[str] | None) -> Selection:
         key = (schema.uid, tuple(fields) if fields is not None else None)
         sel = self._selections.get(key)
         if sel is None:
             sel = build_selection(schema, fields, self.dialect, "t")
-            if len(self._selections) < 1000:
-                self._selections[key] = sel
+            self._selections.put(key, sel, weigh(key) + 8 * len(sel.sql) + 2000)
         return sel
 
     def load(

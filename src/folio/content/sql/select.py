@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from folio.caches import BoundedCache, weigh
 from folio.content.query import Query
 from folio.content.sql.layout import scan_index_name, sort_indexes, version_flag
 from folio.content.sql.sort import order_term, sort_column, sort_expr
@@ -140,8 +141,9 @@ class TypeReader:
     def __init__(self, ct: ContentType, dialect: str) -> None:
         self.ct = ct
         self.dialect = dialect
-        self._selections: dict[tuple[tuple[str, ...] | None, str], Selection] = {}
-        self._statements: dict[Any, Any] = {}
+        # per field list and query shape (chosen by clients: bounded)
+        self._selections: BoundedCache[Selection] = BoundedCache(256, 4 * 1024 * 1024)
+        self._statements: BoundedCache[Any] = BoundedCache(1024, 8 * 1024 * 1024)
         self.visible = [a for a in ct.scalar_attributes if not a.is_hidden]
         sqlite = dialect == "sqlite"
         self._scan = f' INDEXED BY "{scan_index_name(ct)}"' if sqlite else ""
@@ -152,7 +154,8 @@ class TypeReader:
         found = self._selections.get(key)
         if found is None:
             found = build_selection(self.ct, fields, self.dialect, alias)
-            self._selections[key] = found
+            # its SQL text and the compiled row converters
+            self._selections.put(key, found, weigh(key) + 8 * len(found.sql) + 2000)
         return found
 
     def version_where(
@@ -196,9 +199,7 @@ class TypeReader:
         plan = self._statements.get(key)
         if plan is None:
             plan = self._plan(read.fields, where, order, counted, fixed)
-            if len(self._statements) > 2000:
-                self._statements.clear()
-            self._statements[key] = plan
+            self._statements.put(key, plan, weigh(key, *[p for p in plan if isinstance(p, str)]))
         page_sql, count_sql, walk_sql, in_page = plan
         page = read.pagination
         return FindPlan(
@@ -297,7 +298,7 @@ class TypeReader:
                 f"{version_flag('t', draft, self.dialect)}"
             )
             sql = f'SELECT {sel.sql} FROM "{self.ct.table}" t WHERE {where} LIMIT 1'
-            self._statements[key] = sql
+            self._statements.put(key, sql, weigh(key, sql))
         return sql, params
 
     def single_statement(
@@ -314,5 +315,5 @@ class TypeReader:
                 + (" WHERE " + " AND ".join(parts) if parts else "")
                 + " ORDER BY t.id LIMIT 1"
             )
-            self._statements[key] = sql
+            self._statements.put(key, sql, weigh(key, sql))
         return sql, params

@@ -4,9 +4,9 @@ bound parameters, converted for the dialect here."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
+from folio.caches import BoundedCache
 from folio.content.query import Cond, FieldRef, Group, Node, Rel, Versions
 from folio.content.sql.joins import link_join, published
 from folio.content.sql.operators import LIST, OPERATORS, PAIR
@@ -90,8 +90,22 @@ def _column(alias: str, ref: FieldRef, textual: bool) -> str:
     return col
 
 
-@lru_cache(maxsize=4096)
+# WHERE texts per filter shape: clients choose the shapes, so the cache is bounded by bytes
+# too (an `$in` of thousands of values makes a long text)
+_TEXTS: BoundedCache[str] = BoundedCache(4096, 32 * 1024 * 1024)
+
+
 def where_sql(shape: Shape, dialect: str, alias: str) -> str:
+    key = (shape, dialect, alias)
+    found = _TEXTS.get(key)
+    if found is None:
+        found = _where_sql(shape, dialect, alias)
+        # the shape takes about as much as its text
+        _TEXTS.put(key, found, 200 + 3 * len(found))
+    return found
+
+
+def _where_sql(shape: Shape, dialect: str, alias: str) -> str:
     tag = shape[0]
     if tag == "g":
         joiner = f" {shape[1]} "

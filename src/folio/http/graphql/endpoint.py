@@ -14,7 +14,6 @@ import logging
 import re
 import warnings
 from asyncio import gather
-from collections import OrderedDict
 from collections.abc import Hashable
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -45,6 +44,7 @@ from graphql.pyutils import Path, Undefined
 from starlette.requests import Request
 from starlette.responses import Response
 
+from folio.caches import BoundedCache
 from folio.config import environment
 from folio.errors import (
     FolioError,
@@ -65,6 +65,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("folio")
 
 JSON_TYPE = "application/json; charset=utf-8"
+# parsed documents kept at most (besides the entry count of `cacheSize`)
+DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -389,7 +391,9 @@ class GraphQLEndpoint:
         if schema is not None:
             extend.secured(schema, found.config, folio)
         self.resolvers.bind(self.builder.owners)
-        self._documents: OrderedDict[str, Prepared] = OrderedDict()
+        self._documents: BoundedCache[Prepared] = BoundedCache(
+            self.settings.cache_size, DOCUMENT_CACHE_BYTES
+        )
         self.sandbox = Sandbox(self.path) if self.settings.sandbox else None
 
     @property
@@ -401,13 +405,11 @@ class GraphQLEndpoint:
         """Parsed and validated once per text (least recently used dropped first)."""
         found = self._documents.get(text)
         if found is not None:
-            self._documents.move_to_end(text)
             return found
         found = self._prepare(text)
         if self.settings.cache_size:
-            self._documents[text] = found
-            if len(self._documents) > self.settings.cache_size:
-                self._documents.popitem(last=False)
+            # a parsed and validated document takes tens of times its text
+            self._documents.put(text, found, 200 + 40 * len(text))
         return found
 
     def _prepare(self, text: str) -> Prepared:

@@ -14,6 +14,7 @@ from graphql import GraphQLObjectType, GraphQLResolveInfo
 from starlette.requests import Request
 
 from folio.auth.principal import OPEN, Principal
+from folio.caches import BoundedCache, weigh
 from folio.content.params import Limits, parse_pagination
 from folio.content.query import Pagination, Query
 from folio.errors import (
@@ -119,7 +120,9 @@ class Resolvers:
         self.count_limits = Limits(default, maximum, with_count=True)
         self.planner: Planner | None = None
         # read parameters per operation, root field and variables
-        self._plans: dict[Hashable, tuple[dict[str, Any], dict[tuple[str, ...], Variant]]] = {}
+        self._plans: BoundedCache[tuple[dict[str, Any], dict[tuple[str, ...], Variant]]] = (
+            BoundedCache(PLANS, 32 * 1024 * 1024)
+        )
         self.component_types: dict[str, str] = {}
         self.type_names: dict[str, str] = {}
 
@@ -157,9 +160,8 @@ class Resolvers:
             variants: dict[tuple[str, ...], Variant] = {}
             params = self.read_params(ct, info, args, obj, nodes, inner, variants)
             found = (params, variants)
-            if len(self._plans) >= PLANS:
-                self._plans.clear()
-            self._plans[key] = found
+            # the key holds the operation's text and variables; the plan several times that
+            self._plans.put(key, found, weigh(*key) * 4)
         params, variants = found
         _register(info, variants, params)
         return params
