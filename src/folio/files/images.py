@@ -23,6 +23,22 @@ PIL_FORMATS = {
 }
 
 
+# types Pillow reads: a file declared as one of them must decode as one
+DECODABLE = RESIZABLE | {"image/bmp", "image/x-icon", "image/vnd.microsoft.icon"}
+
+
+def header_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from the image's header, without decoding its pixels (None: not an
+    image Pillow reads). A header declaring a decompression bomb reports its size."""
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return int(image.width), int(image.height)
+    except Image.DecompressionBombError:
+        return (1 << 20, 1 << 20)
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
+        return None
+
+
 @dataclass
 class Variant:
     name: str

@@ -3,6 +3,7 @@ formats, and their storage through a provider. Database records are written by t
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from pathlib import PurePath
 from typing import Any
 
 from folio.errors import PayloadTooLargeError, ValidationError
-from folio.files.images import dimensions, variants
+from folio.files.images import DECODABLE, dimensions, header_size, variants
 from folio.files.mime import guess_mime, permitted
 from folio.files.providers import Provider
 
@@ -21,6 +22,9 @@ class UploadSettings:
     allowed_types: list[str] = field(default_factory=lambda: ["*"])
     denied_types: list[str] = field(default_factory=list)
     responsive_formats: bool = True
+    # images with more pixels are refused (decoding one takes memory and time in proportion;
+    # Pillow's own limit is 89 million)
+    max_pixels: int = 40_000_000
 
 
 @dataclass
@@ -33,6 +37,15 @@ class Incoming:
 def _slug(text: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower()
     return slug[:60] or "file"
+
+
+def extension(filename: str) -> str:
+    """The stored extension: the name's last suffix, lower case, letters and digits only,
+    at most 16 characters (else none): the file's URL is made of it."""
+    ext = PurePath(filename.replace("\\", "/")).suffix.lower()
+    if 1 < len(ext) <= 17 and re.fullmatch(r"\.[a-z0-9]+", ext):
+        return ext
+    return ""
 
 
 def check(item: Incoming, settings: UploadSettings) -> str:
@@ -57,7 +70,61 @@ def check(item: Incoming, settings: UploadSettings) -> str:
                 ]
             },
         )
+    check_image(item, mime, settings)
     return mime
+
+
+def _inspect(
+    data: bytes, mime: str, settings: UploadSettings
+) -> tuple[tuple[int, int] | None, list[Any]]:
+    size = dimensions(data)
+    if size is None:
+        return None, []
+    return size, variants(data, mime) if settings.responsive_formats else []
+
+
+def check_image(item: Incoming, mime: str, settings: UploadSettings) -> None:
+    """An image type must hold an image (else it is refused: served under an image type,
+    other content could be read by a browser as something else), of at most
+    `max_pixels` pixels. SVG, being text, is not decoded."""
+    if not mime.startswith("image/") or mime == "image/svg+xml":
+        return
+    size = header_size(item.data)
+    if size is None:
+        if mime in DECODABLE:
+            raise ValidationError(
+                f"{item.filename} is not a valid {mime} file",
+                {
+                    "errors": [
+                        {
+                            "path": ["files"],
+                            "message": f"File content is not {mime}",
+                            "name": "ValidationError",
+                            "value": item.filename,
+                        }
+                    ]
+                },
+            )
+        return
+    width, height = size
+    if width * height > settings.max_pixels:
+        message = (
+            f"{item.filename} is {width}x{height} pixels: images may have at most "
+            f"{settings.max_pixels} pixels"
+        )
+        raise ValidationError(
+            message,
+            {
+                "errors": [
+                    {
+                        "path": ["files"],
+                        "message": message,
+                        "name": "ValidationError",
+                        "value": item.filename,
+                    }
+                ]
+            },
+        )
 
 
 async def store(
@@ -71,17 +138,21 @@ async def store(
     """Stores the bytes (and image formats) and returns the record's data with the keys
     written, so they can be removed if the database write fails. `digest`: the name of a
     file whose bytes are replaced (its URL stays)."""
-    path = PurePath(item.filename)
-    ext = path.suffix.lower()
+    path = PurePath(item.filename.replace("\\", "/"))
+    ext = extension(item.filename)
     name = info.get("name") or item.filename
     digest = digest or f"{_slug(path.stem)}_{secrets.token_hex(5)}"
     keys: list[str] = []
     url = await provider.put(digest + ext, item.data, mime)
     keys.append(digest + ext)
-    size = dimensions(item.data) if mime.startswith("image/") else None
+    size = None
+    made: list[Any] = []
+    if mime.startswith("image/"):
+        # decoding and resizing take CPU: off the event loop
+        size, made = await asyncio.to_thread(_inspect, item.data, mime, settings)
     formats: dict[str, Any] | None = None
     if size is not None and settings.responsive_formats:
-        for variant in variants(item.data, mime):
+        for variant in made:
             key = f"{variant.name}_{digest}{ext}"
             vurl = await provider.put(key, variant.data, mime)
             keys.append(key)

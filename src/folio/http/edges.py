@@ -91,8 +91,6 @@ class Edges:
     ) -> None:
         self.cors = cors
         self.security = security or []
-        # for answers that bring their own content security policy
-        self._without_csp = [h for h in self.security if h[0] != b"content-security-policy"]
         self._allow_methods = ",".join(cors.methods).encode()
         self._allow_headers = ",".join(cors.headers).encode()
         self._expose = ",".join(cors.expose).encode()
@@ -151,15 +149,19 @@ class Edges:
                     return None
                 added += self._cors_headers(origin, False)
 
-        security, without_csp = self.security, self._without_csp
+        security = self.security
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = message.get("headers", [])
-                own = len(security) != len(without_csp) and any(
-                    name.lower() == b"content-security-policy" for name, _ in headers
-                )
-                message["headers"] = [*headers, *added, *(without_csp if own else security)]
+                if any(name.lower() == b"content-security-policy" for name, _ in headers):
+                    # an answer with its own policy (the sandbox's pages, uploaded files)
+                    # keeps its own security headers
+                    present = {name.lower() for name, _ in headers}
+                    extra = [h for h in security if h[0] not in present]
+                else:
+                    extra = security
+                message["headers"] = [*headers, *added, *extra]
             await send(message)
 
         return sending

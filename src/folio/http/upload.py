@@ -33,6 +33,23 @@ if TYPE_CHECKING:
 INFO_KEYS = frozenset({"name", "alternativeText", "caption", "folder", "focalPoint"})
 
 
+def _capped(request: Request, limit: int) -> Request:
+    """The request with a body that stops with a 413 once past `limit` bytes."""
+    receive = request.receive
+    seen = 0
+
+    async def capped() -> Any:
+        nonlocal seen
+        message = await receive()
+        if message.get("type") == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise PayloadTooLargeError("Request body is too large")
+        return message
+
+    return Request(request.scope, capped)
+
+
 def upload_settings(raw: dict[str, Any]) -> UploadSettings:
     upload: dict[str, Any] = raw["upload"] if isinstance(raw.get("upload"), dict) else {}
     config: dict[str, Any] = upload["config"] if isinstance(upload.get("config"), dict) else upload
@@ -48,6 +65,9 @@ def upload_settings(raw: dict[str, Any]) -> UploadSettings:
         s.denied_types = [str(t) for t in security["deniedTypes"]]
     if isinstance(config.get("responsiveDimensions"), bool):
         s.responsive_formats = config["responsiveDimensions"]
+    pixels = config.get("maxImagePixels")
+    if isinstance(pixels, int) and not isinstance(pixels, bool) and pixels > 0:
+        s.max_pixels = pixels
     return s
 
 
@@ -130,10 +150,18 @@ class UploadEndpoints:
             raise PayloadTooLargeError("Request body is too large")
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             raise ValidationError("Files are empty")
-        form = await request.form(
+        # the body streams to temporary files (starlette spools parts past 1 MB to disk) and
+        # stops at the limit, with or without a Content-Length
+        form = await _capped(request, limit).form(
             max_files=100, max_fields=1000, max_part_size=self.settings.size_limit + 1
         )
         uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
+        for f in uploads:
+            if f.size is not None and f.size > self.settings.size_limit:
+                raise PayloadTooLargeError(
+                    f"{f.filename} exceeds the size limit of {self.settings.size_limit} bytes",
+                    {"name": f.filename, "size": f.size, "limit": self.settings.size_limit},
+                )
         file_id = request.query_params.get("id")
         if file_id is not None:
             return await self._update(file_id, uploads, form.getlist("fileInfo"))
