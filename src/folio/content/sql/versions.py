@@ -4,6 +4,7 @@ between locales, and publishing (the published version replaced by a copy of the
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from folio.content.sql.links import LinkStore, WriteContext
@@ -13,6 +14,17 @@ from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import Attribute, ContentType, Registry
 from folio.schema.values import now_utc
 from folio.store.program import Program, execute, query
+
+
+def _unique_lock(
+    ct: ContentType, attr: Attribute, value: Any, locale: str | None, draft: bool
+) -> int:
+    """A 64-bit advisory lock key for one unique value in one version set."""
+    scope = locale if ct.localized and attr.localized else ""
+    text = f"{ct.table}\0{attr.column}\0{scope}\0{draft}\0{value!r}"
+    return int.from_bytes(
+        hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True
+    )
 
 
 class Versions:
@@ -58,9 +70,19 @@ class Versions:
         draft: bool,
     ) -> Program:
         errors: list[FieldError] = []
-        for attr, value in written.values.items():
-            if (not attr.unique and attr.type != "uid") or value is None:
-                continue
+        checked = [
+            (attr, value)
+            for attr, value in written.values.items()
+            if (attr.unique or attr.type == "uid") and value is not None
+        ]
+        if checked and self.dialect == "postgres":
+            # concurrent writers of one value take turns: the lock lasts until the
+            # transaction ends, so the second one's check sees the first one's row (taken
+            # in one order, so that two writes of several values never wait on each other)
+            keys = sorted({_unique_lock(ct, attr, value, locale, draft) for attr, value in checked})
+            for key in keys:
+                yield query("SELECT pg_advisory_xact_lock(?)", (key,))
+        for attr, value in checked:
             sql, params = self._unique_sql(
                 ct, attr, attr.kind.to_db(value, self.dialect), document_id, locale, draft
             )

@@ -1,0 +1,70 @@
+"""`unique` holds under concurrency: many simultaneous creates of one value, and
+simultaneous sign-ups of one account, leave exactly one (on PostgreSQL, whose connections
+write in parallel; SQLite serializes writers anyway), the others answered as today."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from folio.app import load_app
+from folio.http.app import build_asgi
+from tests.api.authapp import make_auth_app
+from tests.conftest import database_url, open_access
+
+
+async def _together(
+    app_dir: Path, url: str, send: Callable[[httpx.AsyncClient, int], Awaitable[Any]], n: int
+) -> list[Any]:
+    app = build_asgi(load_app(app_dir, url))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            return list(await asyncio.gather(*(send(client, i) for i in range(n))))
+
+
+def test_concurrent_creates_of_one_unique_value_make_one(backend: str, app_dir: Path) -> None:
+    url = database_url(backend, app_dir)
+
+    async def create(client: httpx.AsyncClient, i: int) -> int:
+        r = await client.post("/api/categories", json={"data": {"name": "Same name"}})
+        return r.status_code
+
+    for _ in range(3):
+        statuses = asyncio.run(_together(app_dir, url, create, 30))
+        assert sorted(statuses).count(201) <= 1
+        assert all(s in (201, 400) for s in statuses)
+
+    async def count(client: httpx.AsyncClient, i: int) -> Any:
+        r = await client.get("/api/categories?filters[name][$eq]=Same name")
+        return r.json()["meta"]["pagination"]["total"]
+
+    assert asyncio.run(_together(app_dir, url, count, 1)) == [1]
+
+
+def test_concurrent_sign_ups_make_one_account(backend: str, tmp_path: Path) -> None:
+    app = make_auth_app(tmp_path)
+    url = database_url(backend, app)
+    body = {"username": "twin", "email": "twin@example.com", "password": "secret123"}
+
+    async def register(client: httpx.AsyncClient, i: int) -> int:
+        r = await client.post("/api/auth/local/register", json=body)
+        return r.status_code
+
+    statuses = asyncio.run(_together(app, url, register, 20))
+    # one account; the others refused (400), or rate-limited (429) past ten attempts
+    assert statuses.count(200) == 1
+    assert all(s in (200, 400, 429) for s in statuses)
+
+    async def sign_in(client: httpx.AsyncClient, i: int) -> int:
+        r = await client.post(
+            "/api/auth/local", json={"identifier": "twin@example.com", "password": "secret123"}
+        )
+        return r.status_code
+
+    assert asyncio.run(_together(app, url, sign_in, 1)) == [200]
+    assert open_access  # the content app fixture opens access; the auth app keeps its roles
