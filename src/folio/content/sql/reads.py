@@ -10,6 +10,7 @@ from folio.content.query import Query
 from folio.content.sql.layout import FILES_LINK_TABLE
 from folio.content.sql.load import Populator, ReadContext
 from folio.content.sql.select import TypeReader
+from folio.errors import NotFoundError
 from folio.schema.model import ContentType, Registry
 from folio.store.database import Database
 from folio.store.program import Batch, Program, query
@@ -134,6 +135,8 @@ class Reads:
     ) -> Program:
         sel = self.reader(ct).selection(None)
         rows = yield query(f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?', (row_id,))
+        if not rows:
+            raise NotFoundError()  # deleted by a concurrent write
         docs = sel.documents(rows)
         if populate and ctx is not None:
             yield from self.populator.load(ct, docs, populate, ctx)

@@ -230,6 +230,17 @@ class Versions:
             where += f" AND published_at IS {'NOT ' if published else ''}NULL"
         return where, params
 
+    def _lock_document(self, ct: ContentType, document_id: str) -> Program:
+        """PostgreSQL: writes to one document take turns (a transaction-scoped advisory
+        lock), so that concurrent updates, publishes and deletes of it neither deadlock on
+        its rows and links nor act on rows another one just replaced."""
+        if self.dialect == "postgres":
+            text = f"document\0{ct.table}\0{document_id}"
+            key = int.from_bytes(
+                hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True
+            )
+            yield query("SELECT pg_advisory_xact_lock(?)", (key,))
+
     def _single_document(self, ct: ContentType) -> Program:
         """The documentId of a single type's document, or None."""
         rows = yield query(f'SELECT document_id FROM "{ct.table}" ORDER BY id LIMIT 1')

@@ -147,6 +147,7 @@ class Writes(Versions):
                     )
                     created = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
                     return created
+            yield from self._lock_document(ct, doc_id)
             # the draft, where the type has drafts (the version every write starts from)
             where, params = self._version_where(
                 ct, doc_id, locale, False if ct.draft_and_publish else None
@@ -205,6 +206,7 @@ class Writes(Versions):
                 doc_id = yield from self._single_document(ct)
                 if doc_id is None:
                     raise NotFoundError()
+            yield from self._lock_document(ct, doc_id)
             where, params = self._version_where(ct, doc_id, locale, False)
             rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
             if not rows:
@@ -243,6 +245,7 @@ class Writes(Versions):
     ) -> Program:
         where, params = "1 = 1", []
         if document_id is not None:
+            yield from self._lock_document(ct, document_id)
             where, params = "document_id = ?", [document_id]
         if locale is not None and ct.localized:
             where += " AND locale = ?"

@@ -68,3 +68,58 @@ def test_concurrent_sign_ups_make_one_account(backend: str, tmp_path: Path) -> N
 
     assert asyncio.run(_together(app, url, sign_in, 1)) == [200]
     assert open_access  # the content app fixture opens access; the auth app keeps its roles
+
+
+def test_concurrent_updates_and_deletes_never_fail_or_leave_orphans(
+    backend: str, app_dir: Path
+) -> None:
+    from tests.api.test_storage_layout import run_sql
+
+    url = database_url(backend, app_dir)
+    open_access(app_dir)
+
+    async def setup(client: httpx.AsyncClient, i: int) -> tuple[str, str]:
+        tag = (await client.post("/api/tags", json={"data": {"name": f"t{i}"}})).json()
+        doc = await client.post(
+            "/api/articles",
+            json={"data": {"title": f"A{i}", "tags": [tag["data"]["documentId"]]}},
+        )
+        return doc.json()["data"]["documentId"], tag["data"]["documentId"]
+
+    made = asyncio.run(_together(app_dir, url, setup, 6))
+    docs = [d for d, _ in made]
+    tags = [t for _, t in made]
+
+    async def churn(client: httpx.AsyncClient, i: int) -> int:
+        doc = docs[i % len(docs)]
+        if i % 7 == 6:
+            r = await client.delete(f"/api/articles/{doc}")
+        else:
+            data = {
+                "title": f"edit {i}",
+                "seo": {"metaTitle": f"m{i}", "metaDescription": "d"},
+                "links": [{"label": f"l{i}", "url": "/x"}],
+                "tags": [tags[i % len(tags)], tags[(i + 1) % len(tags)]],
+            }
+            r = await client.put(f"/api/articles/{doc}", json={"data": data})
+        return r.status_code
+
+    statuses = asyncio.run(_together(app_dir, url, churn, 42))
+    # each answer is the write's or a 404 for a document deleted meanwhile, never a 500
+    assert set(statuses) <= {200, 204, 404}, statuses
+    sql_url = url if backend == "postgres" else f"sqlite:///{app_dir / '.tmp' / 'data.db'}"
+    for table, component in (
+        ("components_shared_seos", "shared.seo"),
+        ("components_shared_links", "shared.link"),
+    ):
+        orphans = run_sql(
+            sql_url,
+            f"SELECT COUNT(*) FROM {table} WHERE id NOT IN (SELECT cmp_id FROM articles_cmps "
+            f"WHERE component_type = '{component}')",
+        )
+        assert orphans[0][0] == 0, table
+    dangling = run_sql(
+        sql_url,
+        "SELECT COUNT(*) FROM articles_cmps WHERE entity_id NOT IN (SELECT id FROM articles)",
+    )
+    assert dangling[0][0] == 0
