@@ -103,6 +103,9 @@ class Settings:
     locales: list[Locale] = field(default_factory=lambda: [Locale("en", "English (en)")])
     default_locale: str = "en"
     max_body_bytes: int = 1024 * 1024
+    # what one write may hold (api.json `maxComponents`, `maxRelationEntries`)
+    max_components: int = 1000
+    max_relation_entries: int = 1000
     # addresses of the proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (none
     # by default: a client could otherwise claim any address and dodge per-address limits)
     trusted_proxies: list[str] = field(default_factory=list)
@@ -169,6 +172,8 @@ def load_settings(app_dir: Path) -> Settings:
     s.rest_max_limit = int(rest.get("maxLimit", s.rest_max_limit))
     s.rest_with_count = bool(rest.get("withCount", s.rest_with_count))
     s.max_body_bytes = int(raw["api"].get("maxBodyBytes", s.max_body_bytes))
+    s.max_components = int(raw["api"].get("maxComponents", s.max_components))
+    s.max_relation_entries = int(raw["api"].get("maxRelationEntries", s.max_relation_entries))
     i18n = raw["i18n"]
     if isinstance(i18n.get("locales"), list) and i18n["locales"]:
         s.locales = []

@@ -89,3 +89,30 @@ def test_deeply_nested_json_is_refused_and_writes_nothing(api: Api) -> None:
     r = api.post("/api/articles", {"data": {"title": "fine", "meta": _deep(200)}})
     assert r.status_code == 201, r.text
     assert r.json()["data"]["meta"] == _deep(200)
+
+
+def test_a_write_past_the_size_limits_is_refused_and_writes_nothing(
+    backend: str, app_dir: Any
+) -> None:
+    import json
+
+    from tests.conftest import database_url, make_api
+
+    api_config = json.loads((app_dir / "config" / "api.json").read_text())
+    api_config.update(maxComponents=5, maxRelationEntries=3)
+    (app_dir / "config" / "api.json").write_text(json.dumps(api_config))
+    for api in make_api(app_dir, database_url(backend, app_dir)):
+        links = [{"label": f"l{i}", "url": "/x"} for i in range(6)]
+        error = failed(api.post("/api/articles", {"data": {"title": "big", "links": links}}))
+        assert error["message"] == (
+            "The write is too large: a write may hold at most 5 components (this one: 6)"
+        )
+        tags = [api.create("tags", {"name": f"t{i}"})["documentId"] for i in range(4)]
+        error = failed(api.post("/api/articles", {"data": {"title": "big", "tags": tags}}))
+        assert "at most 3 relation entries (this one: 4)" in error["message"]
+        assert api.get("/api/articles?status=draft").json()["data"] == []
+        # within the limits
+        r = api.post(
+            "/api/articles", {"data": {"title": "ok", "links": links[:5], "tags": tags[:3]}}
+        )
+        assert r.status_code == 201, r.text

@@ -31,6 +31,7 @@ from folio.content.query import PUBLICATION_FILTERS, Group, Node, Pagination, Qu
 from folio.content.sql.load import ReadContext
 from folio.content.sql.reads import Reads
 from folio.content.sql.writes import Writes
+from folio.content.validation import WriteLimits
 from folio.content.visibility import check_visible, prune_populate, sort_paths
 from folio.errors import ForbiddenError, ValidationError
 from folio.schema.model import ContentType, Registry, Schema
@@ -117,6 +118,9 @@ class DocumentService:
         )
         self.reads = Reads(registry, db, settings.default_locale)
         self.writes = Writes(self.reads)
+        self.writes.write_limits = WriteLimits(
+            settings.max_components, settings.max_relation_entries
+        )
         self.parser = QueryParser(registry, self.locales, self.limits)
         self._queries: BoundedCache[Query] = BoundedCache(QUERY_CACHE, QUERY_CACHE_BYTES)
 

@@ -5,11 +5,14 @@ of them in one `ValidationError`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from folio.auth.passwords import HashedPassword, hash_password
 from folio.content.links import (
+    ComponentWrite,
     LinkWrite,
+    RelationWrite,
     parse_components,
     parse_media,
     parse_relation,
@@ -139,6 +142,43 @@ def _link(
     for err in errors[start:]:
         err.path = [*prefix, *err.path]
     return write
+
+
+@dataclass
+class WriteLimits:
+    """What one write may hold: components (nested ones included, dynamic-zone entries
+    too) and relation entries (set, connect and disconnect, in components too). A create
+    of tens of thousands of components held the database for seconds."""
+
+    components: int = 1000
+    relation_entries: int = 1000
+
+
+def check_size(written: Written, limits: WriteLimits) -> None:
+    """Refuses a write past the limits, before anything is written."""
+    components = entries = 0
+    stack = [written]
+    while stack:
+        current = stack.pop()
+        for write in current.links:
+            if isinstance(write, ComponentWrite):
+                components += len(write.items)
+                stack.extend(item.written for item in write.items)
+            elif isinstance(write, RelationWrite):
+                entries += len(write.set or []) + len(write.connect) + len(write.disconnect)
+    problems = []
+    if components > limits.components:
+        problems.append(
+            f"a write may hold at most {limits.components} components (this one: {components})"
+        )
+    if entries > limits.relation_entries:
+        problems.append(
+            f"a write may hold at most {limits.relation_entries} relation entries "
+            f"(this one: {entries})"
+        )
+    if problems:
+        message = "The write is too large: " + "; ".join(problems)
+        raise ValidationError(message, {"errors": [{"path": [], "message": message}]})
 
 
 def validate_data(

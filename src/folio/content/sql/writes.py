@@ -15,7 +15,7 @@ from folio.content.sql.links import LinkStore, WriteContext
 from folio.content.sql.load import ReadContext
 from folio.content.sql.reads import Reads
 from folio.content.sql.versions import Versions
-from folio.content.validation import validate_data
+from folio.content.validation import WriteLimits, check_size, validate_data
 from folio.errors import NotFoundError
 from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import ContentType
@@ -32,6 +32,7 @@ class Writes(Versions):
         self.default_locale = reads.default_locale
         self._insert_sql: dict[tuple[str, tuple[str, ...]], str] = {}
         self.links = LinkStore(reads.registry, reads.dialect)
+        self.write_limits = WriteLimits()
 
     async def create(
         self,
@@ -44,6 +45,7 @@ class Writes(Versions):
     ) -> dict[str, Any]:
         draft_only = ct.draft_and_publish and status == "draft"
         written = validate_data(ct, data, partial=False, registry=self.registry, draft=draft_only)
+        check_size(written, self.write_limits)
         locale = self._locale_for(ct, locale)
         ctx = _answer("draft" if draft_only else "published", locale or self.default_locale, read)
         populate = read.populate if read is not None else None
@@ -130,6 +132,7 @@ class Writes(Versions):
         document is created when absent."""
         draft_only = ct.draft_and_publish and status == "draft"
         written = validate_data(ct, data, partial=True, registry=self.registry, draft=draft_only)
+        check_size(written, self.write_limits)
         locale = self._locale_for(ct, locale)
         d = self.dialect
         read_ctx = _answer(
