@@ -9,6 +9,7 @@ end."""
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Generic, TypeVar
@@ -22,34 +23,39 @@ class BoundedCache(Generic[V]):
         self.max_bytes = max(1, max_bytes)
         self._data: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
         self.bytes = 0
+        # SQLite's writer thread plans statements too: one caller at a time
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._data)
 
     def get(self, key: Hashable) -> V | None:
-        found = self._data.get(key)
-        if found is None:
-            return None
-        self._data.move_to_end(key)
-        return found[0]
+        with self._lock:
+            found = self._data.get(key)
+            if found is None:
+                return None
+            self._data.move_to_end(key)
+            return found[0]
 
     def put(self, key: Hashable, value: V, weight: int) -> None:
         """Stores `value`, weighing `weight` bytes; an entry larger than the whole budget
         is not kept."""
         if weight > self.max_bytes:
             return
-        old = self._data.pop(key, None)
-        if old is not None:
-            self.bytes -= old[1]
-        self._data[key] = (value, weight)
-        self.bytes += weight
-        while len(self._data) > self.entries or self.bytes > self.max_bytes:
-            _, (_, dropped) = self._data.popitem(last=False)
-            self.bytes -= dropped
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            self._data[key] = (value, weight)
+            self.bytes += weight
+            while len(self._data) > self.entries or self.bytes > self.max_bytes:
+                _, (_, dropped) = self._data.popitem(last=False)
+                self.bytes -= dropped
 
     def clear(self) -> None:
-        self._data.clear()
-        self.bytes = 0
+        with self._lock:
+            self._data.clear()
+            self.bytes = 0
 
 
 def weigh(*parts: object) -> int:

@@ -123,3 +123,25 @@ def test_concurrent_updates_and_deletes_never_fail_or_leave_orphans(
         "SELECT COUNT(*) FROM articles_cmps WHERE entity_id NOT IN (SELECT id FROM articles)",
     )
     assert dangling[0][0] == 0
+
+
+def test_reads_go_on_while_a_large_write_runs(backend: str, app_dir: Path) -> None:
+    url = database_url(backend, app_dir)
+    open_access(app_dir)
+    finished: list[str] = []
+
+    async def work(client: httpx.AsyncClient, i: int) -> int:
+        if i == 0:
+            links = [{"label": f"l{n}", "url": f"/{n}"} for n in range(1000)]
+            r = await client.post("/api/articles", json={"data": {"title": "big", "links": links}})
+            finished.append("write")
+            return r.status_code
+        await asyncio.sleep(0.01 * i)  # after the write began
+        r = await client.get("/api/tags")
+        finished.append("read")
+        return r.status_code
+
+    statuses = asyncio.run(_together(app_dir, url, work, 6))
+    assert statuses[0] == 201 and statuses[1:] == [200] * 5
+    # the reads were answered while the write was still running
+    assert finished.index("write") > 0, finished

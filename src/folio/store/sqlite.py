@@ -1,8 +1,9 @@
-"""SQLite driver: WAL, memory-mapped reads, and programs run on the event loop's thread by
-default. Measured on the list benchmarks, the hop to a worker thread and the contention for
+"""SQLite driver: WAL, memory-mapped reads. Reads run on the event loop's thread by
+default: measured on the list benchmarks, the hop to a worker thread and the contention for
 the GIL cost far more than the statements themselves (a 25-row page: 1,630 req/s inline vs
-600 on a reader pool). `FOLIO_SQLITE_READERS=N` moves reads to a pool of N threads (and
-writes to one writer thread) for apps whose queries are long enough to stall the loop."""
+600 on a reader pool). `FOLIO_SQLITE_READERS=N` moves them to a pool of N threads for apps
+whose queries are long enough to stall the loop. Writes always run on one writer thread
+with its own connection, so that a long one never stalls the other requests."""
 
 from __future__ import annotations
 
@@ -78,8 +79,7 @@ class SqliteDatabase(Database):
                 self._local.conn = None
 
         close_one()
-        if self._threaded:
-            await asyncio.get_running_loop().run_in_executor(self._writer, close_one)
+        await asyncio.get_running_loop().run_in_executor(self._writer, close_one)
         self._readers.shutdown(wait=True)
         self._writer.shutdown(wait=True)
 
@@ -127,8 +127,9 @@ class SqliteDatabase(Database):
         )
 
     async def write(self, program: Program) -> Any:
-        if not self._threaded:
-            return self._write_sync(program)
+        # on the writer thread, with a connection of its own: a long write (a thousand
+        # components) no longer holds every other request; sqlite3 releases the GIL while
+        # SQLite works, so reads go on meanwhile
         return await asyncio.get_running_loop().run_in_executor(
             self._writer, self._write_sync, program
         )
