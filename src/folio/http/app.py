@@ -131,7 +131,25 @@ class FolioApp(Starlette):
                         response = await _unexpected(request, exc)
                     await response(scope, receive, send)
                     return
-        await super().__call__(scope, receive, send)
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        answered = False
+
+        async def sending(message: Any) -> None:
+            nonlocal answered
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                answered = True
+            await send(message)
+
+        try:
+            await super().__call__(scope, receive, sending)
+        except Exception:
+            # Starlette answers an unexpected error with the 500 envelope and then raises
+            # it again, and the server closes the connection; once the answer is complete
+            # (it was logged), the connection stays usable
+            if not answered:
+                raise
 
 
 def build_asgi(folio: Folio) -> Starlette:

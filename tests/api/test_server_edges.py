@@ -1,7 +1,8 @@
-"""Client addresses on a real server: `X-Forwarded-For` is believed only from the proxies
-configured in `config/server.json` (`trustedProxies`), so a client cannot dodge the sign-in
-rate limit by claiming other addresses; and sign-in is also limited per identifier, so that
-even behind a trusted proxy, changing addresses gives no more guesses at one account."""
+"""A real server's edges. Client addresses: `X-Forwarded-For` is believed only from the
+proxies configured in `config/server.json` (`trustedProxies`), so a client cannot dodge the
+sign-in rate limit by claiming other addresses, and sign-in is also limited per identifier,
+so that even behind a trusted proxy, changing addresses gives no more guesses at one
+account. An unexpected error: the 500 envelope, and the connection stays usable."""
 
 from __future__ import annotations
 
@@ -65,3 +66,53 @@ def test_a_bad_proxy_setting_stops_start_up(tmp_path: Path) -> None:
         assert "trustedProxies" in str(exc) and "not-an-address" in str(exc)
     else:
         raise AssertionError("a bad proxy setting was accepted")
+
+
+def test_a_500_keeps_its_envelope_and_the_connection(tmp_path: Path) -> None:
+    """An unexpected failure outside the content routes (here: the upload folder is a file,
+    so storing fails) answers the 500 envelope, and the next request on the same
+    connection is served."""
+    import http.client
+    import shutil
+
+    from tests.conftest import FIXTURES, open_access
+
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    open_access(app)
+    uploads = app / "public" / "uploads"
+    if uploads.exists():
+        shutil.rmtree(uploads)
+    uploads.parent.mkdir(parents=True, exist_ok=True)
+    uploads.write_text("not a folder")
+    with serving(app) as base:
+        host, port = base.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        boundary = "b0undary"
+        body = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n'
+            f"Content-Type: text/plain\r\n\r\nhello\r\n--{boundary}--\r\n"
+        ).encode()
+        conn.request(
+            "POST",
+            "/api/upload",
+            body,
+            {"Content-Type": f"multipart/form-data; boundary={boundary}"},
+        )
+        r = conn.getresponse()
+        answer = json.loads(r.read())
+        assert r.status == 500
+        assert answer == {
+            "data": None,
+            "error": {
+                "status": 500,
+                "name": "InternalServerError",
+                "message": "Internal Server Error",
+                "details": {},
+            },
+        }
+        conn.request("GET", "/api/tags")
+        again = conn.getresponse()
+        assert again.status == 200
+        again.read()
+        conn.close()
