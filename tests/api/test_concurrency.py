@@ -145,3 +145,39 @@ def test_reads_go_on_while_a_large_write_runs(backend: str, app_dir: Path) -> No
     assert statuses[0] == 201 and statuses[1:] == [200] * 5
     # the reads were answered while the write was still running
     assert finished.index("write") > 0, finished
+
+
+def test_a_write_that_loses_a_deadlock_runs_again(backend: str, app_dir: Path) -> None:
+    """PostgreSQL picks a victim among deadlocked transactions; a write given as a function
+    is rolled back and run again (here the first run reports a deadlock as PostgreSQL
+    does, with SQLSTATE 40P01)."""
+    import pytest
+
+    if backend != "postgres":
+        pytest.skip("PostgreSQL only")
+    from folio.store.postgres import PostgresDatabase
+    from folio.store.program import Program, execute, query
+
+    url = database_url(backend, app_dir)
+    runs: list[int] = []
+
+    def program() -> Program:
+        runs.append(1)
+        yield execute("CREATE TABLE IF NOT EXISTS retried (n INTEGER)")
+        yield execute("INSERT INTO retried VALUES (1)")
+        if len(runs) == 1:
+            yield execute("DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '40P01'; END $$")
+        rows = yield query("SELECT COUNT(*) FROM retried")
+        return int(rows[0][0])
+
+    async def run() -> int:
+        db = PostgresDatabase(url)
+        await db.start()
+        try:
+            return int(await db.write(program))
+        finally:
+            await db.close()
+
+    # the first run's insert was rolled back with it
+    assert asyncio.run(run()) == 1
+    assert len(runs) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 from folio.errors import ValidationError
@@ -26,9 +27,10 @@ class Database(ABC):
         """Runs a read-only program and returns its result."""
 
     @abstractmethod
-    async def write(self, program: Program) -> Any:
+    async def write(self, program: Program | Callable[[], Program]) -> Any:
         """Runs a program in one transaction: committed if it returns, rolled back if it
-        raises."""
+        raises. Given as a function that makes the program, a write that loses a deadlock
+        or a serialization conflict to another one is run again (PostgreSQL)."""
 
     def statements_run(self) -> int:
         """How many statements this database has run (tests assert statement budgets)."""

@@ -3,7 +3,9 @@ rewritten once per distinct text to `$n`."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+from collections.abc import Callable
 from typing import Any
 
 import asyncpg
@@ -33,6 +35,8 @@ def to_numbered(sql: str) -> str:
 
 
 STATEMENT_CACHE = 1024
+# runs of a write that keeps losing deadlocks before its error is answered
+RETRIES = 4
 
 # Each connection's settings. random_page_cost: the planner's default (4) prices a random
 # page read as a disk seek, and then prefers a whole scan of a link table to 25 index
@@ -115,9 +119,19 @@ class PostgresDatabase(Database):
         async with self._pool.acquire() as conn:
             return await self._run(conn, program)
 
-    async def write(self, program: Program) -> Any:
-        async with self._pool.acquire() as conn, conn.transaction():
-            result = await self._run(conn, program)
+    async def write(self, program: Program | Callable[[], Program]) -> Any:
+        attempts = RETRIES if callable(program) else 1
+        for attempt in range(attempts):
+            current = program() if callable(program) else program
+            try:
+                async with self._pool.acquire() as conn, conn.transaction():
+                    result = await self._run(conn, current)
+                break
+            except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError):
+                # the other transaction went through; this one, rolled back, runs again
+                if attempt + 1 == attempts:
+                    raise
+                await asyncio.sleep(0.005 * (attempt + 1))
         if self.upkeep is not None:
             self.upkeep.touched()
         return result

@@ -11,6 +11,7 @@ import asyncio
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -126,7 +127,9 @@ class SqliteDatabase(Database):
             self._readers, self._read_sync, program
         )
 
-    async def write(self, program: Program) -> Any:
+    async def write(self, program: Program | Callable[[], Program]) -> Any:
+        if callable(program):
+            program = program()
         # on the writer thread, with a connection of its own: a long write (a thousand
         # components) no longer holds every other request; sqlite3 releases the GIL while
         # SQLite works, so reads go on meanwhile

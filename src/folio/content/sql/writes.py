@@ -57,7 +57,7 @@ class Writes(Versions):
             doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
             return doc
 
-        return dict(await self.db.write(program()))
+        return dict(await self.db.write(program))
 
     async def create_many(
         self,
@@ -84,7 +84,7 @@ class Writes(Versions):
                 yield from self._attach(target, ref_id, field, [int(d["id"]) for d in docs])
             return docs
 
-        return list(await self.db.write(program()))
+        return list(await self.db.write(program))
 
     def _attach(self, ct: ContentType, ref_id: str, field: str, file_ids: list[int]) -> Program:
         attr = ct.attributes[field]
@@ -187,7 +187,7 @@ class Writes(Versions):
             doc = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
             return doc
 
-        return dict(await self.db.write(program()))
+        return dict(await self.db.write(program))
 
     async def publish(
         self,
@@ -221,13 +221,13 @@ class Writes(Versions):
             doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
             return doc
 
-        return dict(await self.db.write(program()))
+        return dict(await self.db.write(program))
 
     async def delete(
         self, ct: ContentType, document_id: str | None, *, locale: str | None = None
     ) -> None:
         """Deletes every version of a document, or only the versions of one locale."""
-        await self.db.write(self._delete(ct, document_id, locale, missing_ok=False))
+        await self.db.write(lambda: self._delete(ct, document_id, locale, missing_ok=False))
 
     async def delete_locale(self, types: list[ContentType], locale: str) -> dict[str, int]:
         """Deletes every version in `locale` of every document of the localized `types`,
@@ -240,7 +240,7 @@ class Writes(Versions):
                     counts[ct.uid] = yield from self._delete(ct, None, locale, missing_ok=True)
             return counts
 
-        result: dict[str, int] = await self.db.write(program())
+        result: dict[str, int] = await self.db.write(program)
         return result
 
     def _delete(
