@@ -24,6 +24,7 @@ from starlette.types import Receive, Scope, Send
 
 from folio.app import Folio, load_app
 from folio.auth.principal import Principal
+from folio.config import environment
 from folio.errors import (
     ConfigError,
     FolioError,
@@ -35,6 +36,7 @@ from folio.errors import (
 from folio.http.admin import AdminEndpoints
 from folio.http.edges import CorsSettings, Edges
 from folio.http.graphql.endpoint import GraphQLEndpoint
+from folio.http.openapi import OpenApiBuilder
 from folio.http.pipeline import Pipeline
 from folio.http.requestlog import RequestLog
 from folio.http.responses import error_response, json_response
@@ -180,6 +182,7 @@ def build_asgi(folio: Folio) -> Starlette:
     graphql = GraphQLEndpoint(folio)
     routes: list[BaseRoute] = [
         Route("/_health", _health, methods=["GET", "HEAD"]),
+        *_documentation(folio, graphql.path if graphql.schema else None),
         Route(
             "/api/i18n/locales",
             pipeline.endpoint("plugin::i18n.locales.listLocales", _locales(folio)),
@@ -225,6 +228,28 @@ def build_asgi(folio: Folio) -> Starlette:
     app.requests = _request_log()
     app.state.folio = folio
     return app
+
+
+def _documentation(folio: Folio, graphql_path: str | None) -> list[BaseRoute]:
+    """`GET /openapi.json`: on outside production, or as `plugins.documentation.enabled`
+    says. The document is made on the first request and kept."""
+    plugins = folio.settings.raw.get("plugins", {})
+    config = plugins.get("documentation") if isinstance(plugins, dict) else None
+    enabled = environment() != "production"
+    if isinstance(config, dict) and isinstance(config.get("enabled"), bool):
+        enabled = config["enabled"]
+    if not enabled:
+        return []
+    made: list[bytes] = []
+
+    async def document(request: Request) -> Response:
+        if not made:
+            codes = [loc.code for loc in folio.settings.locales]
+            built = OpenApiBuilder(folio.registry, codes, graphql_path).build()
+            made.append(orjson.dumps(built))
+        return Response(made[0], media_type="application/json")
+
+    return [Route("/openapi.json", document, methods=["GET", "HEAD"])]
 
 
 def _storage_mount(folio: Folio) -> list[BaseRoute]:
