@@ -5,6 +5,7 @@ writes and the error envelope, checked with a JSON Schema validator."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -168,3 +169,73 @@ def test_served_outside_production_unless_configured(
         (app_dir / "config" / "plugins.json").write_text(json.dumps(config))
     for api in make_api(app_dir, database_url(backend, app_dir)):
         assert api.get("/openapi.json").status_code == (200 if served else 404)
+
+
+# ---------------------------------------------------------------------- the page
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def test_the_page_and_its_assets(api: Api) -> None:
+    r = api.get("/documentation")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert "default-src 'none'" in r.headers["content-security-policy"]
+    assert 'data-spec="/openapi.json"' in r.text
+    for name in ("swagger-ui-bundle.js", "swagger-ui.css", "documentation.js"):
+        asset = api.get(f"/documentation/assets/{name}")
+        assert asset.status_code == 200 and len(asset.content) > 100, name
+    assert api.get("/documentation/assets/nope.js").status_code == 404
+
+
+def test_stored_assets_are_the_pinned_package() -> None:
+    import gzip
+
+    docs = Path(__file__).resolve().parents[2] / "src" / "folio" / "http" / "docs"
+    bundle = gzip.decompress((docs / "swagger-ui-bundle.js.gz").read_bytes())
+    assert len(bundle) > 1_000_000
+    assert "Apache License" in (docs / "LICENSE.swagger-ui").read_text()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs it)")
+def test_the_page_lists_the_routes_in_a_real_browser(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.api.serving import serving
+    from tests.conftest import FIXTURES, open_access
+
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    open_access(app)
+    requests: list[str] = []
+    problems: list[str] = []
+    with serving(app) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.on("request", lambda req: requests.append(req.url))
+            page.on(
+                "console",
+                lambda msg: problems.append(msg.text) if msg.type == "error" else None,
+            )
+            page.on("pageerror", lambda exc: problems.append(str(exc)))
+            page.goto(base + "/documentation", wait_until="networkidle")
+            page.locator(".opblock-summary-path").first.wait_for(timeout=15000)
+            routes = page.locator(".opblock-summary-path").all_inner_texts()
+            page.screenshot(path=str(tmp_path / "documentation.png"), full_page=True)
+        finally:
+            browser.close()
+    shown = {r.replace("\u200b", "").strip() for r in routes}
+    for route in (
+        "/api/articles",
+        "/api/articles/{documentId}",
+        "/api/categories",
+        "/api/global",
+        "/api/upload",
+        "/api/auth/local",
+    ):
+        assert route in shown, sorted(shown)
+    assert (tmp_path / "documentation.png").stat().st_size > 10_000
+    # every request stayed on this server, and nothing broke the policy
+    assert requests and all(url.startswith(base) for url in requests), requests
+    assert problems == [], problems

@@ -34,6 +34,8 @@ from folio.errors import (
     ServiceUnavailableError,
 )
 from folio.http.admin import AdminEndpoints
+from folio.http.documentation import PATH as DOCS_PATH
+from folio.http.documentation import DocumentationPage
 from folio.http.edges import CorsSettings, Edges
 from folio.http.graphql.endpoint import GraphQLEndpoint
 from folio.http.openapi import OpenApiBuilder
@@ -231,8 +233,9 @@ def build_asgi(folio: Folio) -> Starlette:
 
 
 def _documentation(folio: Folio, graphql_path: str | None) -> list[BaseRoute]:
-    """`GET /openapi.json`: on outside production, or as `plugins.documentation.enabled`
-    says. The document is made on the first request and kept."""
+    """`GET /openapi.json` and the page that shows it (`/documentation`): on outside
+    production, or as `plugins.documentation.enabled` says. The document is made on the
+    first request and kept."""
     plugins = folio.settings.raw.get("plugins", {})
     config = plugins.get("documentation") if isinstance(plugins, dict) else None
     enabled = environment() != "production"
@@ -249,7 +252,12 @@ def _documentation(folio: Folio, graphql_path: str | None) -> list[BaseRoute]:
             made.append(orjson.dumps(built))
         return Response(made[0], media_type="application/json")
 
-    return [Route("/openapi.json", document, methods=["GET", "HEAD"])]
+    page = DocumentationPage("/openapi.json")
+    return [
+        Route("/openapi.json", document, methods=["GET", "HEAD"]),
+        Route(DOCS_PATH, page.page_response, methods=["GET", "HEAD"]),
+        Route(DOCS_PATH + "/assets/{name}", page.asset, methods=["GET", "HEAD"]),
+    ]
 
 
 def _storage_mount(folio: Folio) -> list[BaseRoute]:
