@@ -116,3 +116,34 @@ def test_a_write_past_the_size_limits_is_refused_and_writes_nothing(
             "/api/articles", {"data": {"title": "ok", "links": links[:5], "tags": tags[:3]}}
         )
         assert r.status_code == 201, r.text
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # a NUL in a parameter name (the parser's own marker for `[]`)
+        "/api/articles?filters[%00x]=1",
+        "/api/articles?pagination[%00]=1&populate[%00a][%00]=2",
+        # digits that are not ASCII ('²' is a digit to Python, not a number)
+        "/api/articles?populate[%C2%B2]=x",
+        "/api/articles?fields[%C2%B2]=title&filters[title][%C2%B2]=a",
+    ],
+)
+def test_odd_parameter_names_are_not_a_server_error(api: Api, path: str) -> None:
+    _no_server_error(api.get(path))
+
+
+def test_odd_shapes_in_relation_and_component_entries_are_refused(api: Api) -> None:
+    # found by fuzzing the API from its OpenAPI document: each was a 500
+    r = api.post(
+        "/api/authors",
+        {"data": {"name": "a", "profile": [{"documentId": "x", "status": {}, "position": {}}]}},
+    )
+    assert failed(r)["name"] == "ValidationError"
+    doc = api.create("articles", {"title": "t", "seo": {"metaTitle": "m"}})["documentId"]
+    r = api.put(f"/api/articles/{doc}", {"data": {"seo": {"id": {"a": 1}, "metaTitle": "n"}}})
+    _no_server_error(r)
+    assert r.status_code == 400
+    r = api.put(f"/api/articles/{doc}", {"data": {"links": [{"id": "²", "label": "x"}]}})
+    _no_server_error(r)
+    assert r.status_code == 400

@@ -75,7 +75,7 @@ class FilterParser:
         related entries have groups: an operator in a field's place is an invalid key."""
         if isinstance(raw, list):
             items = raw
-        elif isinstance(raw, dict) and raw and all(k.isdigit() for k in raw):
+        elif isinstance(raw, dict) and raw and all(k.isdecimal() for k in raw):
             items = list(raw.values())
         else:
             items = [raw]
@@ -198,7 +198,7 @@ def related_schema(registry: Registry, attr: Attribute) -> Schema | None:
 
 
 def _names(path: list[str]) -> list[str]:
-    return [p for p in path if not p.startswith("$") and not p.isdigit()]
+    return [p for p in path if not p.startswith("$") and not p.isdecimal()]
 
 
 def _field_path(path: list[str]) -> str | None:

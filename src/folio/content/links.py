@@ -100,7 +100,7 @@ def _entry(value: Any, path: list[str | int], errors: list[FieldError]) -> Entry
             entry.locale = locale
         status = value.get("status")
         if status is not None:
-            if status not in STATUSES:
+            if not isinstance(status, str) or status not in STATUSES:
                 errors.append(
                     FieldError([*path, "status"], "status must be one of draft, published", status)
                 )
@@ -258,7 +258,7 @@ def _file_id(item: Any) -> int | str | None:
     if isinstance(item, dict):
         doc = item.get("documentId")
         item = doc if isinstance(doc, str) and doc else item.get("id")
-    if isinstance(item, str) and item.isdigit():
+    if isinstance(item, str) and item.isdecimal():
         return int(item)
     if isinstance(item, str) and item:
         return item
@@ -340,7 +340,7 @@ def _component_id(item: dict[str, Any]) -> int | Any:
     """The `id` a component value names (a number, also written as a string of digits), or
     None for a new component."""
     value = item.get("id")
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isdecimal():
         return int(value)
     return value
 

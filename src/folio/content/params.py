@@ -22,7 +22,7 @@ WITH_COUNT = {"t": True, "1": True, "true": True, "f": False, "0": False, "false
 def parse_status(ct: ContentType, raw: Any) -> str:
     if raw is None:
         return "published"
-    if raw not in STATUSES:
+    if not isinstance(raw, str) or raw not in STATUSES:
         raise ValidationError(
             f"Invalid status {_text(raw)}: expected one of published, draft",
             {"key": "status", "source": "query", "param": "status"},
@@ -177,8 +177,8 @@ def parse_sort(ct: ContentType, raw: Any) -> list[SortKey]:
                 )
         return out
     if isinstance(raw, dict):
-        if any(k.isdigit() for k in raw):
-            key = next(k for k in raw if k.isdigit())
+        if any(k.isdecimal() for k in raw):
+            key = next(k for k in raw if k.isdecimal())
             raise invalid_key(key, None, "sort")
         _sort_object(ct, raw, out)
         return out

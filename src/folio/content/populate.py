@@ -84,7 +84,7 @@ class PopulateParser:
             return out
         if isinstance(raw, dict):
             for name, value in raw.items():
-                if name.isdigit() and isinstance(value, str):
+                if name.isdecimal() and isinstance(value, str):
                     # `populate[0]=seo` beside `populate[tags][fields]...`: a listed name
                     for part in value.split(","):
                         self._dotted(schema, part.strip(), out, path)

@@ -59,7 +59,7 @@ class AdminEndpoints:
 
     def _id(self, request: Request) -> int:
         raw = request.path_params["id"]
-        if not raw.isdigit():
+        if not raw.isdecimal():
             raise NotFoundError()
         return int(raw)
 
@@ -93,7 +93,7 @@ class AdminEndpoints:
     async def revoke(self, request: Request) -> Response:
         self._check(request)
         raw = request.path_params["id"]
-        token = await self.folio.tokens.revoke(int(raw)) if raw.isdigit() else None
+        token = await self.folio.tokens.revoke(int(raw)) if raw.isdecimal() else None
         return json_response({"data": token})
 
     async def regenerate(self, request: Request) -> Response:

@@ -308,7 +308,11 @@ class OpenApiBuilder:
                         "tags": tag,
                         "parameters": write_params,
                         "requestBody": body,
-                        "responses": {"200": self._answer(self._one(ct), "Written"), **errors},
+                        "responses": {
+                            "200": self._answer(self._one(ct), "Written"),
+                            "413": ERROR_REF,
+                            **errors,
+                        },
                     },
                     "delete": deleting,
                 }
@@ -345,7 +349,11 @@ class OpenApiBuilder:
                     "tags": tag,
                     "parameters": write_params,
                     "requestBody": body,
-                    "responses": {"201": self._answer(self._one(ct), "Created"), **errors},
+                    "responses": {
+                        "201": self._answer(self._one(ct), "Created"),
+                        "413": ERROR_REF,
+                        **errors,
+                    },
                 },
             },
             f"/api/{ct.plural}/{{documentId}}": {
@@ -370,6 +378,7 @@ class OpenApiBuilder:
                     "responses": {
                         "200": self._answer(self._one(ct), "Updated"),
                         "404": ERROR_REF,
+                        "413": ERROR_REF,
                         **errors,
                     },
                 },
@@ -400,7 +409,11 @@ class OpenApiBuilder:
                     "operationId": op,
                     "tags": ["Users & permissions"],
                     "requestBody": payload,
-                    "responses": {"200": self._answer(answer, "Done"), **errors},
+                    "responses": {
+                        "200": self._answer(answer, "Done"),
+                        "429": ERROR_REF,
+                        **errors,
+                    },
                 }
             }
 
@@ -436,6 +449,7 @@ class OpenApiBuilder:
                     "responses": {
                         "201": self._answer({"type": "array", "items": file}, "Stored"),
                         "200": self._answer(file, "Updated"),
+                        "404": ERROR_REF,
                         "413": ERROR_REF,
                         **errors,
                     },

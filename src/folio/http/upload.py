@@ -146,7 +146,7 @@ class UploadEndpoints:
     async def _upload(self, request: Request, principal: Principal) -> Response:
         length = request.headers.get("content-length")
         limit = self.settings.size_limit * 20
-        if length and length.isdigit() and int(length) > limit:
+        if length and length.isdecimal() and int(length) > limit:
             raise PayloadTooLargeError("Request body is too large")
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             raise ValidationError("Files are empty")
@@ -251,7 +251,7 @@ async def _file_record(folio: Folio, raw_id: str, missing: str = "file.notFound"
     """The file record with this numeric id (NotFoundError `missing` otherwise; by default
     the reference's message)."""
     doc = None
-    if raw_id.isdigit():
+    if raw_id.isdecimal():
         doc = await folio.documents.reads.find_by_id(
             folio.registry.content_types[FILE_UID], int(raw_id), Query()
         )

@@ -41,14 +41,14 @@ def _natural(raw: Any, name: str) -> int | None:
     text = str(raw).strip()
     if text == "-1" and name == "limit":
         return -1
-    if not text.isdigit():
+    if not text.isdecimal():
         raise ValidationError(f"{name} must be a non-negative integer, not {raw!r}")
     return int(text)
 
 
 def _user_id(request: Request) -> int:
     raw = request.path_params["id"]
-    if not raw.isdigit():
+    if not raw.isdecimal():
         raise NotFoundError()
     return int(raw)
 
@@ -258,7 +258,7 @@ class UserEndpoints:
         f = self.folio
         ct = f.registry.content_types[ROLE_UID]
         raw = request.path_params["id"]
-        doc = await f.documents.reads.find_by_id(ct, int(raw), Query()) if raw.isdigit() else None
+        doc = await f.documents.reads.find_by_id(ct, int(raw), Query()) if raw.isdecimal() else None
         if doc is None:
             raise NotFoundError()
         doc.pop("publishedAt", None)

@@ -101,7 +101,7 @@ class PostgresDatabase(Database):
             # past the column's range): the client's input, answered as such
             raise invalid_value(str(exc)) from None
         tail = status.rsplit(" ", 1)[-1]
-        return int(tail) if tail.isdigit() else 0
+        return int(tail) if tail.isdecimal() else 0
 
     async def _run(self, conn: Any, program: Program) -> Any:
         try:

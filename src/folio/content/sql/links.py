@@ -400,7 +400,12 @@ class LinkStore:
             key = (item.id, item.component.uid)
             if item.id is None:
                 continue
-            if isinstance(item.id, bool) or key not in owned or key in kept:
+            if (
+                not isinstance(item.id, int)
+                or isinstance(item.id, bool)
+                or key not in owned
+                or (key in kept)
+            ):
                 # checked before anything of the field is written; the transaction also
                 # rolls back what earlier fields wrote
                 raise ApplicationError(

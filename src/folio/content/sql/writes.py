@@ -89,7 +89,7 @@ class Writes(Versions):
     def _attach(self, ct: ContentType, ref_id: str, field: str, file_ids: list[int]) -> Program:
         attr = ct.attributes[field]
         if attr.type == "media":
-            if ref_id.isdigit():
+            if ref_id.isdecimal():
                 rows = yield query(
                     f'SELECT document_id FROM "{ct.table}" WHERE id = ?', (int(ref_id),)
                 )

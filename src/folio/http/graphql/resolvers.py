@@ -688,14 +688,14 @@ async def _nodes(items: Any) -> dict[str, Any]:
 
 
 def _relation_id(value: Any) -> Any:
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isdecimal():
         return int(value)
     return value
 
 
 def _numeric(raw: Any) -> int:
     text = str(raw)
-    if not text.isdigit():
+    if not text.isdecimal():
         raise NotFoundError()
     return int(text)
 

@@ -76,7 +76,7 @@ def _long_value(value: Any) -> int:
         raise GraphQLError(f"Long cannot represent a non-integer value: {value!r}")
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.lstrip("-").isdigit():
+    if isinstance(value, str) and value.lstrip("-").isdecimal():
         return int(value)
     raise GraphQLError(f"Long cannot represent a non-integer value: {value!r}")
 

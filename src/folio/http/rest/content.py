@@ -65,7 +65,7 @@ async def read_json(request: Request, limit: int) -> Any:
     content type (`application/json`, any `+json` type, with or without parameters) is
     parsed: a body of another type, or without a type, is no body at all."""
     length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
+    if length is not None and length.isdecimal() and int(length) > limit:
         raise PayloadTooLargeError(f"Request body is larger than {limit} bytes")
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "application/json" and not media_type.endswith("+json"):

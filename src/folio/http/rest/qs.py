@@ -72,7 +72,7 @@ def _assign(node: _Node, segments: list[str], value: Any) -> None:
 def _index(key: str) -> int | None:
     if key.startswith("\x00"):
         return None
-    if key.isdigit() and (key == "0" or not key.startswith("0")):
+    if key.isdecimal() and (key == "0" or not key.startswith("0")):
         n = int(key)
         return n if n <= ARRAY_LIMIT else None
     return None
@@ -102,7 +102,8 @@ def parse_qs(query: str) -> dict[str, Any]:
         if not part:
             continue
         key, sep, raw = part.partition("=")
-        name = unquote_plus(key)
+        # a NUL in a name is the parser's own marker for `[]`: a client's becomes U+FFFD
+        name = unquote_plus(key).replace("\x00", "\ufffd")
         if not name:
             continue
         # a key without `=` means null, as `qs` parses it with strictNullHandling
