@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).parent))
-from explain import SCENARIOS
+from explain import SCENARIOS, sample
 
 TICK = os.sysconf("SC_CLK_TCK")
 # an idle backend publishes its transaction counters up to 10 s after its last transaction
@@ -90,24 +91,6 @@ class Client:
         return r.status, r.read()
 
 
-def _sample(client: Client) -> dict[str, str]:
-    import json
-    from urllib.parse import quote
-
-    _, body = client.get(
-        "/api/articles?sort=slug&pagination[pageSize]=1&fields[0]=slug"
-        "&populate[category][fields][0]=name&populate[tags][fields][0]=name"
-    )
-    doc = json.loads(body)["data"][0]
-    tags = [t["name"] for t in doc.get("tags") or []] + ["", ""]
-    return {
-        "document": doc["documentId"],
-        "category": quote((doc.get("category") or {}).get("name", "")),
-        "tag1": quote(tags[0]),
-        "tag2": quote(tags[1]),
-    }
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -120,7 +103,7 @@ def main() -> None:
     a = ap.parse_args()
     names = a.only.split(",") if a.only else list(SCENARIOS)
     client = Client(a.base)
-    values = _sample(client)
+    values = sample(lambda path: json.loads(client.get(path)[1]))
     print(
         f"{'scenario':<22}{'requests':>9}{'server ms/req':>15}{'db ms/req':>11}"
         f"{'db xacts/req':>14}{'wall ms/req':>13}"

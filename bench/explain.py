@@ -15,6 +15,7 @@ import asyncio
 import sqlite3
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -72,12 +73,13 @@ class Recorder:
             db._one = traced
 
 
-def _sample(client: TestClient) -> dict[str, str]:
-    r = client.get(
+def sample(get: Callable[[str], Any]) -> dict[str, str]:
+    """The values the templated requests take: the first seeded article (by slug), its
+    category and tags. `get(path)` answers the decoded JSON body."""
+    doc = get(
         "/api/articles?sort=slug&pagination[pageSize]=1&fields[0]=slug"
         "&populate[category][fields][0]=name&populate[tags][fields][0]=name"
-    )
-    doc = r.json()["data"][0]
+    )["data"][0]
     tags = [t["name"] for t in doc.get("tags") or []] + ["", ""]
     return {
         "document": doc["documentId"],
@@ -92,7 +94,7 @@ def record(app_dir: Path, url: str | None, names: list[str]) -> list[tuple[str, 
     recorder = Recorder(folio.db)
     out = []
     with TestClient(build_asgi(folio)) as client:
-        values = _sample(client)
+        values = sample(lambda path: client.get(path).json())
         for name in names:
             path = SCENARIOS[name].format(**values)
             client.get(path)  # warm: plans and caches made once per shape

@@ -5,21 +5,14 @@ Content-Security-Policy that allows only this server (set for these paths only).
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from folio.errors import NotFoundError
+from folio.http.assets import PackedAssets, page_response
 
 ASSETS = Path(__file__).parent / "sandbox"
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; "
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
-)
-MEDIA = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 PACKED = (
     "graphiql.min.js",
     "graphiql.min.css",
@@ -34,11 +27,7 @@ class Sandbox:
         self.assets = f"{endpoint}/sandbox"
         page = (ASSETS / "index.html").read_text()
         self.page = page.replace("{assets}", self.assets).replace("{endpoint}", endpoint)
-        # name -> (bytes, gzip-compressed)
-        self.files: dict[str, tuple[bytes, bool]] = {
-            name: ((ASSETS / f"{name}.gz").read_bytes(), True) for name in PACKED
-        }
-        self.files.update({name: ((ASSETS / name).read_bytes(), False) for name in PLAIN})
+        self.files = PackedAssets(ASSETS, PACKED, PLAIN)
 
     @staticmethod
     def wanted(request: Request) -> bool:
@@ -50,28 +39,7 @@ class Sandbox:
         )
 
     def page_response(self) -> Response:
-        return Response(
-            self.page,
-            media_type="text/html; charset=utf-8",
-            headers={"Content-Security-Policy": CSP, "Cache-Control": "no-cache"},
-        )
+        return page_response(self.page)
 
     def asset(self, request: Request) -> Response:
-        name = request.path_params.get("name", "")
-        found = self.files.get(name)
-        if found is None:
-            raise NotFoundError()
-        body, packed = found
-        headers = {
-            "Content-Security-Policy": CSP,
-            "Cache-Control": "public, max-age=86400",
-            "X-Content-Type-Options": "nosniff",
-        }
-        if packed:
-            if "gzip" in request.headers.get("accept-encoding", ""):
-                headers["Content-Encoding"] = "gzip"
-                headers["Vary"] = "Accept-Encoding"
-            else:
-                body = gzip.decompress(body)
-        media = MEDIA[Path(name).suffix]
-        return Response(body, media_type=media, headers=headers)
+        return self.files.response(request)
