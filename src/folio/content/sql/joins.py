@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from folio.content.sql.layout import components_table_name, link_table_name
+from folio.content.sql.layout import components_table_name, link_table_name, scoped_between
 from folio.schema.model import Attribute, ContentType, Schema
 
 
@@ -66,16 +66,9 @@ def link_join(
     if join.component:
         return join
     owner, owned = (target, schema) if join.inverse else (schema, target)
-    if _scoped(owner, owned):
+    if scoped_between(owner, owned):
         return replace(join, status=f"{link}.target_status")
     return join
-
-
-def _scoped(owner: Schema, owned: Schema) -> bool:
-    """`layout.status_scoped`, from the two sides of the relation."""
-    if not isinstance(owned, ContentType) or not owned.draft_and_publish:
-        return False
-    return not (isinstance(owner, ContentType) and owner.draft_and_publish)
 
 
 def _link_join(schema: Schema, attr: Attribute, target: Schema, link: str, alias: str) -> Join:

@@ -69,9 +69,15 @@ def status_scoped(schema: Schema, attr: Attribute, registry: Registry) -> bool:
     if not relation_owner(attr) or attr.target is None:
         return False
     target = registry.content_types.get(attr.target)
-    if target is None or not target.draft_and_publish:
+    return target is not None and scoped_between(schema, target)
+
+
+def scoped_between(owner: Schema, owned: Schema) -> bool:
+    """`status_scoped` from the two sides of a relation: the owning schema has no drafts,
+    the owned one is a type with them."""
+    if not isinstance(owned, ContentType) or not owned.draft_and_publish:
         return False
-    return not (isinstance(schema, ContentType) and schema.draft_and_publish)
+    return not (isinstance(owner, ContentType) and owner.draft_and_publish)
 
 
 @cache

@@ -52,21 +52,18 @@ LinkKey = tuple[str, str | None, str | None]
 OTHER_STATUS = {"draft": "published", "published": "draft"}
 
 
-def _drop(items: list[LinkKey], key: LinkKey) -> int | None:
+def _drop(items: list[LinkKey], key: LinkKey) -> None:
     """Removes the links `key` covers: every version of the document in that locale when it
     names no status; else that version's, a link to every version becoming one to the other
-    version. Returns where the first removed link stood."""
+    version."""
     doc, loc, status = key
-    at: int | None = None
     for i, (d, lo, st) in reversed(list(enumerate(items))):
         if d != doc or lo != loc:
             continue
         if status is None or st == status:
             del items[i]
-            at = i
         elif st is None:
             items[i] = (d, lo, OTHER_STATUS[status])
-    return at
 
 
 def _place(items: list[LinkKey], key: LinkKey, index: Any) -> None:

@@ -21,7 +21,11 @@ def _unique_lock(
 ) -> int:
     """A 64-bit advisory lock key for one unique value in one version set."""
     scope = locale if ct.localized and attr.localized else ""
-    text = f"{ct.table}\0{attr.column}\0{scope}\0{draft}\0{value!r}"
+    return _lock_key(f"{ct.table}\0{attr.column}\0{scope}\0{draft}\0{value!r}")
+
+
+def _lock_key(text: str) -> int:
+    """A 64-bit PostgreSQL advisory lock key for a text."""
     return int.from_bytes(
         hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True
     )
@@ -235,10 +239,7 @@ class Versions:
         lock), so that concurrent updates, publishes and deletes of it neither deadlock on
         its rows and links nor act on rows another one just replaced."""
         if self.dialect == "postgres":
-            text = f"document\0{ct.table}\0{document_id}"
-            key = int.from_bytes(
-                hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True
-            )
+            key = _lock_key(f"document\0{ct.table}\0{document_id}")
             yield query("SELECT pg_advisory_xact_lock(?)", (key,))
 
     def _single_document(self, ct: ContentType) -> Program:
