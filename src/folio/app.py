@@ -23,6 +23,7 @@ from folio.content.accounts.tokens import TokenService
 from folio.content.accounts.users import UserService
 from folio.content.documents import DocumentService
 from folio.content.sql.layout import build_layout
+from folio.content.sql.sharing import sync_sharing
 from folio.errors import ConfigError
 from folio.extensions import GraphQLPlugin
 from folio.files.providers import Provider, provider_for
@@ -77,6 +78,9 @@ class Folio:
     async def start(self, bootstrap: bool = True) -> None:
         await self.db.start()
         changes = await self.db.write(sync_schema(self.db.dialect, build_layout(self.registry)))
+        changes += await self.db.write(
+            sync_sharing(self.registry, self.db.dialect, self.settings.default_locale)
+        )
         for change in changes:
             log.info("schema: %s", change)
         await self.users.sync_roles()

@@ -960,8 +960,8 @@ def test_media_single_and_multiple(blog: Blog) -> None:
 
 
 def test_a_file_lists_the_documents_it_is_attached_to(blog: Blog) -> None:
-    """`related` (GenericMorph): each document using the file once (by its published
-    version), as its own type."""
+    """`related` (GenericMorph): each locale version using the file once (by its published
+    version), as its own type; the gallery is shared by the locales (no i18n option)."""
     data = ok(
         blog.api,
         '{ uploadFiles(filters: {name: {eq: "g2.png"}}) { name related { __typename '
@@ -971,7 +971,10 @@ def test_a_file_lists_the_documents_it_is_attached_to(blog: Blog) -> None:
         "uploadFiles": [
             {
                 "name": "g2.png",
-                "related": [{"__typename": "Article", "documentId": blog.docs[HW], "title": HW}],
+                "related": [
+                    {"__typename": "Article", "documentId": blog.docs[HW], "title": HW},
+                    {"__typename": "Article", "documentId": blog.docs[HW], "title": "Bonjour"},
+                ],
             }
         ]
     }

@@ -364,7 +364,12 @@ def _attribute(
     kind = KINDS[type_name]
     plugin_options = spec.get("pluginOptions")
     i18n = plugin_options.get("i18n") if isinstance(plugin_options, dict) else None
-    localized = localized_type and not (isinstance(i18n, dict) and i18n.get("localized") is False)
+    # in a localized type, an attribute is per locale when marked so; relations and uids
+    # always are; every other attribute holds one value shared by every locale
+    localized = localized_type and (
+        type_name in ("relation", "uid")
+        or (isinstance(i18n, dict) and i18n.get("localized") is True)
+    )
     regex = None
     if isinstance(spec.get("regex"), str):
         try:

@@ -45,6 +45,13 @@ def _marks(n: int) -> str:
     return ", ".join("?" * n)
 
 
+def _fields_clause(fields: list[str] | None) -> tuple[str, list[str]]:
+    """` AND field IN (...)` for a selection of fields, nothing for every field."""
+    if fields is None:
+        return "", []
+    return f" AND field IN ({_marks(len(fields))})", list(fields)
+
+
 # a link as its owning row lists it: target document, locale and status (None: every
 # version of the target, or a target without drafts)
 LinkKey = tuple[str, str | None, str | None]
@@ -499,9 +506,14 @@ class LinkStore:
             )
 
     # ------------------------------------------------------------------ copy and delete
-    def copy(self, schema: Schema, from_id: int, to_id: int) -> Program:
-        """Copies the relations, components and media of one row to another (publishing)."""
-        for attr in schema.attributes.values():
+    def copy(
+        self, schema: Schema, from_id: int, to_id: int, fields: list[str] | None = None
+    ) -> Program:
+        """Copies the relations, components and media of one row to another (publishing), or
+        only those of `fields` (sharing values between locales)."""
+        attrs = [a for a in schema.attributes.values() if fields is None or a.name in fields]
+        only, only_params = _fields_clause(fields)
+        for attr in attrs:
             if relation_owner(attr):
                 table = link_table_name(schema, attr)
                 cols = "target_document_id, target_locale, position, inv_position"
@@ -512,19 +524,19 @@ class LinkStore:
                     f'FROM "{table}" WHERE source_id = ?',
                     (to_id, from_id),
                 )
-        if any(a.type == "media" for a in schema.attributes.values()):
+        if any(a.type == "media" for a in attrs):
             yield execute(
                 f'INSERT INTO "{FILES_LINK_TABLE}" (file_id, related_id, related_type, field, '
                 f"position) SELECT file_id, ?, related_type, field, position FROM "
-                f'"{FILES_LINK_TABLE}" WHERE related_type = ? AND related_id = ?',
-                (to_id, schema.uid, from_id),
+                f'"{FILES_LINK_TABLE}" WHERE related_type = ? AND related_id = ?{only}',
+                (to_id, schema.uid, from_id, *only_params),
             )
-        if any(a.type in ("component", "dynamiczone") for a in schema.attributes.values()):
+        if any(a.type in ("component", "dynamiczone") for a in attrs):
             cmps = components_table_name(schema)
             rows = yield query(
                 f'SELECT cmp_id, component_type, field, position FROM "{cmps}" '
-                "WHERE entity_id = ? ORDER BY id",
-                (from_id,),
+                f"WHERE entity_id = ?{only} ORDER BY id",
+                (from_id, *only_params),
             )
             for cmp_id, uid, fld, position in rows:
                 comp = self.registry.components[uid]
@@ -543,24 +555,34 @@ class LinkStore:
                 yield _link_component(cmps, to_id, new_id, uid, fld, position)
                 yield from self.copy(comp, int(cmp_id), new_id)
 
-    def delete_owned(self, schema: Schema, row_ids: list[int]) -> Program:
+    def delete_owned(
+        self, schema: Schema, row_ids: list[int], fields: list[str] | None = None
+    ) -> Program:
         """Deletes the components and media links owned by rows about to be deleted
-        (relation link rows go with their source rows)."""
+        (relation link rows go with their source rows), or only those of `fields`, the
+        rows staying (sharing values between locales)."""
         if not row_ids:
             return
-        if any(a.type in ("component", "dynamiczone") for a in schema.attributes.values()):
+        attrs = [a for a in schema.attributes.values() if fields is None or a.name in fields]
+        only, only_params = _fields_clause(fields)
+        rows_in = f"IN ({_marks(len(row_ids))})"
+        if any(a.type in ("component", "dynamiczone") for a in attrs):
             cmps = components_table_name(schema)
             rows = yield query(
-                f'SELECT cmp_id, component_type FROM "{cmps}" WHERE entity_id '
-                f"IN ({_marks(len(row_ids))})",
-                row_ids,
+                f'SELECT cmp_id, component_type FROM "{cmps}" WHERE entity_id {rows_in}{only}',
+                [*row_ids, *only_params],
             )
             yield from self._delete_components(rows)
-        if any(a.type == "media" for a in schema.attributes.values()):
+            if fields is not None:
+                yield execute(
+                    f'DELETE FROM "{cmps}" WHERE entity_id {rows_in}{only}',
+                    [*row_ids, *only_params],
+                )
+        if any(a.type == "media" for a in attrs):
             yield execute(
                 f'DELETE FROM "{FILES_LINK_TABLE}" WHERE related_type = ? AND '
-                f"related_id IN ({_marks(len(row_ids))})",
-                [schema.uid, *row_ids],
+                f"related_id {rows_in}{only}",
+                [schema.uid, *row_ids, *only_params],
             )
 
     def _delete_components(self, rows: list[Any]) -> Program:

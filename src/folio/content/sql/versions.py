@@ -5,9 +5,11 @@ between locales, and publishing (the published version replaced by a copy of the
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import Any
 
 from folio.content.sql.links import LinkStore, WriteContext
+from folio.content.sql.sharing import share_values, shared_attributes
 from folio.content.validation import Written, missing_error, validate_data
 from folio.errors import FieldError, validation_failed
 from folio.schema.kinds import TIMESTAMP_KIND
@@ -132,17 +134,23 @@ class Versions:
         or single type reached through an update, `data` must also be a valid create. A new
         locale of an existing document (`sibling`) takes the values of its non-localized
         attributes from the other locales."""
+        source_id: int | None = None
+        sent = {*written.values, *(w.attr for w in written.links)}
         if data is not None:
             shared: dict[Attribute, Any] = {}
+            given: frozenset[str] = frozenset()
             if sibling and ct.localized:
-                shared = yield from self._shared_values(ct, document_id)
+                source_id = yield from self._sharing_source(ct, document_id, True)
+            if source_id is not None:
+                shared = yield from self._shared_values(ct, source_id)
+                given = frozenset(a.name for a in shared_attributes(ct))
             full = validate_data(
                 ct,
                 data,
                 partial=False,
                 registry=self.registry,
                 draft=draft_only,
-                given=frozenset(a.name for a in shared),
+                given=given,
             )
             for attr, value in shared.items():
                 full.values.setdefault(attr, value)
@@ -165,22 +173,46 @@ class Versions:
         if written.links:
             ctx = WriteContext(document_id, locale, self.default_locale, d)
             yield from self.links.apply(ct, row_id, written.links, ctx)
+        others: list[tuple[int, bool]] = []
+        if source_id is not None:
+            # the shared media and components not sent are the other locales' (copies), and
+            # the shared values sent become the other locales' too
+            taken = [
+                a
+                for a in shared_attributes(ct)
+                if a.column is None and a not in sent and a.type != "relation"
+            ]
+            yield from share_values(self.links, ct, source_id, [row_id], taken)
+            others = yield from self._other_locales(ct, document_id, locale)
+            draft = True if ct.draft_and_publish else None
+            yield from self._share(ct, row_id, others, draft, sent)
         if ct.draft_and_publish and not draft_only:
             row_id = yield from self._publish_row(ct, document_id, row_id, locale, now)
+            yield from self._share(ct, row_id, others, False)
         return row_id
 
-    def _shared_values(self, ct: ContentType, document_id: str) -> Program:
-        """The non-localized attribute values of a document, read from any of its rows."""
-        attrs = [a for a in ct.scalar_attributes if not a.localized and a.column is not None]
+    def _sharing_source(self, ct: ContentType, document_id: str, draft: bool) -> Program:
+        """The version a new locale of a document takes its shared values from: the one in
+        the default locale if there is one, else the oldest, of the same status if there is
+        one (None when the document has no version)."""
+        order = ["(locale = ?) DESC", "id"]
+        params: list[Any] = [document_id, self.default_locale]
+        if ct.draft_and_publish:
+            order.insert(0, f"(published_at IS {'' if draft else 'NOT '}NULL) DESC")
+        rows = yield query(
+            f'SELECT id FROM "{ct.table}" WHERE document_id = ? ORDER BY {", ".join(order)} '
+            "LIMIT 1",
+            params,
+        )
+        return int(rows[0][0]) if rows else None
+
+    def _shared_values(self, ct: ContentType, row_id: int) -> Program:
+        """The values of the shared scalar attributes of one version."""
+        attrs = [a for a in shared_attributes(ct) if a.column is not None]
         if not attrs:
             return {}
         cols = ", ".join(f'"{a.column}"' for a in attrs)
-        rows = yield query(
-            f'SELECT {cols} FROM "{ct.table}" WHERE document_id = ? ORDER BY id LIMIT 1',
-            (document_id,),
-        )
-        if not rows:
-            return {}
+        rows = yield query(f'SELECT {cols} FROM "{ct.table}" WHERE id = ?', (row_id,))
         return {
             a: None if v is None else a.kind.from_db(a, v, self.dialect)
             for a, v in zip(attrs, rows[0], strict=True)
@@ -201,24 +233,36 @@ class Versions:
         if errors:
             raise validation_failed(errors)
 
-    def _sync_shared(
-        self, ct: ContentType, written: Written, document_id: str, row_id: int
-    ) -> Program:
-        """Non-localized attributes hold one value for every locale version."""
-        if not ct.localized:
-            return
-        shared = {
-            attr.column: attr.kind.to_db(value, self.dialect)
-            for attr, value in written.values.items()
-            if not attr.localized and attr.column is not None
-        }
-        if not shared:
-            return
-        sets = ", ".join(f'"{c}" = ?' for c in shared)
-        yield execute(
-            f'UPDATE "{ct.table}" SET {sets} WHERE document_id = ? AND id <> ?',
-            [*shared.values(), document_id, row_id],
+    def _other_locales(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
+        """The versions of a document in the locales other than `locale`: (row id, whether
+        it is a draft) pairs, none for a type without locales or shared attributes."""
+        if not shared_attributes(ct):
+            return []
+        rows = yield query(
+            f'SELECT id, published_at IS NULL FROM "{ct.table}" '
+            "WHERE document_id = ? AND locale <> ?",
+            (document_id, locale),
         )
+        return [(int(r[0]), bool(r[1])) for r in rows]
+
+    def _share(
+        self,
+        ct: ContentType,
+        row_id: int,
+        others: list[tuple[int, bool]],
+        draft: bool | None,
+        attrs: Iterable[Attribute] | None = None,
+    ) -> Program:
+        """Attributes shared by every locale hold one value per status: the values of
+        `attrs` (every shared attribute when None) of version `row_id` are copied to the
+        document's `others` versions in the same status (`draft`; None for a type without
+        drafts)."""
+        shared = shared_attributes(ct)
+        chosen = shared if attrs is None else [a for a in attrs if a in shared]
+        if not chosen:
+            return
+        targets = [i for i, is_draft in others if draft is None or is_draft == draft]
+        yield from share_values(self.links, ct, row_id, targets, chosen)
 
     def _version_where(
         self, ct: ContentType, document_id: str, locale: str | None, published: bool | None

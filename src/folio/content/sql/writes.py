@@ -177,13 +177,18 @@ class Writes(Versions):
             yield execute(
                 f'UPDATE "{ct.table}" SET {sets} WHERE id = ?', [*values.values(), row_id]
             )
-            yield from self._sync_shared(ct, written, doc_id, row_id)
             if written.links:
                 ctx = WriteContext(doc_id, locale, self.default_locale, d)
                 yield from self.links.apply(ct, row_id, written.links, ctx)
+            # the shared values sent become the other locales' drafts' too (the published
+            # versions' when this one is published)
+            others = yield from self._other_locales(ct, doc_id, locale)
+            sent = [*written.values, *(w.attr for w in written.links)]
+            yield from self._share(ct, row_id, others, True if ct.draft_and_publish else None, sent)
             if ct.draft_and_publish and not draft_only:
                 yield from self._check_publishable(ct, row_id)
                 row_id = yield from self._publish_row(ct, doc_id, row_id, locale, now)
+                yield from self._share(ct, row_id, others, False)
             doc = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
             return doc
 
@@ -218,6 +223,8 @@ class Writes(Versions):
             yield from self._check_publishable(ct, draft_id)
             now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
             row_id = yield from self._publish_row(ct, doc_id, draft_id, locale, now)
+            others = yield from self._other_locales(ct, doc_id, locale)
+            yield from self._share(ct, row_id, others, False)
             doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
             return doc
 
