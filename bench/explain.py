@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sqlite3
 import sys
 import time
@@ -138,6 +139,41 @@ async def explain_postgres(
         await conn.close()
 
 
+async def cost_postgres(url: str, runs: list[tuple[str, str, list[Stmt]]], times: int) -> None:
+    """Each statement run `times` times over one connection: the backend's CPU per run
+    (from /proc, so the server must be on this machine) beside the wall time."""
+    import asyncpg
+
+    from folio.store.postgres import SESSION, to_numbered
+
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def cpu(pid: int) -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+
+    conn = await asyncpg.connect(url, server_settings=SESSION)
+    try:
+        pid = await conn.fetchval("SELECT pg_backend_pid()")
+        for name, path, stmts in runs:
+            print(f"\n=== {name}: GET {path}")
+            total = 0.0
+            for i, stmt in enumerate(stmts, 1):
+                sql = to_numbered(stmt.sql)
+                for _ in range(3):
+                    rows = await conn.fetch(sql, *stmt.params)
+                c0, t0 = cpu(pid), time.perf_counter()
+                for _ in range(times):
+                    await conn.fetch(sql, *stmt.params)
+                spent = (cpu(pid) - c0) / times * 1000
+                wall = (time.perf_counter() - t0) / times * 1000
+                total += spent
+                print(f"  {i:2}. {spent:7.3f} ms cpu {wall:7.3f} ms wall {len(rows):5} rows  {sql[:70]}")
+            print(f"      {total:7.3f} ms cpu in all")
+    finally:
+        await conn.close()
+
+
 def explain_sqlite(path: str, runs: list[tuple[str, str, list[Stmt]]]) -> None:
     conn = sqlite3.connect(path)
     try:
@@ -162,6 +198,13 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated scenario names: " + ", ".join(SCENARIOS))
     ap.add_argument("--url", help="database URL (default: the app's configuration)")
     ap.add_argument("--no-analyze", action="store_true", help="PostgreSQL: plans without running")
+    ap.add_argument(
+        "--cpu",
+        type=int,
+        metavar="N",
+        help="PostgreSQL: instead of plans, run each statement N times and print the "
+        "database CPU per run",
+    )
     a = ap.parse_args()
     names = a.only.split(",") if a.only else list(SCENARIOS)
     unknown = [n for n in names if n not in SCENARIOS]
@@ -170,7 +213,9 @@ def main() -> None:
     runs = record(a.app_dir, a.url, names)
     folio = load_app(a.app_dir, a.url)
     db = folio.db
-    if db.dialect == "postgres":
+    if db.dialect == "postgres" and a.cpu:
+        asyncio.run(cost_postgres(db.url, runs, a.cpu))
+    elif db.dialect == "postgres":
         asyncio.run(explain_postgres(db.url, runs, not a.no_analyze))
     else:
         explain_sqlite(db.path, runs)  # type: ignore[attr-defined]

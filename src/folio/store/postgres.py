@@ -1,5 +1,5 @@
-"""PostgreSQL driver on an asyncpg pool. Statements are written with `?` placeholders and
-rewritten once per distinct text to `$n`."""
+"""PostgreSQL driver on asyncpg connections (a pool of its own: store.pgpool). Statements
+are written with `?` placeholders and rewritten once per distinct text to `$n`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from typing import Any
 import asyncpg
 
 from folio.caches import BoundedCache
+from folio.errors import FolioError
 from folio.store.database import Database, invalid_value
+from folio.store.pgpool import ConnectionPool
 from folio.store.program import Batch, Program, Stmt
 from folio.store.upkeep import Upkeep
 from folio.store.upkeep import enabled as upkeep_enabled
@@ -48,13 +50,6 @@ if _cost:
     SESSION["random_page_cost"] = _cost
 
 
-async def _keep_session(conn: Any) -> None:
-    """What a connection goes back to the pool with: nothing to reset. asyncpg's default
-    runs `RESET ALL`, `UNLISTEN *`, `CLOSE ALL` and an advisory-unlock on every release, one
-    more round trip per request; Folio sets no session state (its advisory locks are
-    transaction-scoped, its transactions end in their block)."""
-
-
 class PostgresDatabase(Database):
     dialect = "postgres"
 
@@ -67,16 +62,16 @@ class PostgresDatabase(Database):
         self.upkeep: Upkeep | None = None
 
     async def start(self) -> None:
-        self._pool = await asyncpg.create_pool(
-            self.url,
-            min_size=self.min_size,
-            max_size=self.max_size,
-            server_settings=SESSION,
+        def connect() -> Any:
             # statements are prepared once per connection and shape (the text cache makes
             # the shapes few); room for an app's every shape
-            statement_cache_size=STATEMENT_CACHE,
-            reset=_keep_session,
-        )
+            return asyncpg.connect(
+                self.url, server_settings=SESSION, statement_cache_size=STATEMENT_CACHE
+            )
+
+        pool = ConnectionPool(connect, self.max_size)
+        await pool.start(self.min_size)
+        self._pool = pool
         if upkeep_enabled():
             self.upkeep = Upkeep(self.url)
             self.upkeep.start()
@@ -116,22 +111,44 @@ class PostgresDatabase(Database):
             return stop.value
 
     async def read(self, program: Program) -> Any:
-        async with self._pool.acquire() as conn:
-            return await self._run(conn, program)
+        pool = self._pool
+        conn = await pool.acquire()
+        healthy = False
+        try:
+            result = await self._run(conn, program)
+            healthy = True
+            return result
+        except (asyncpg.PostgresError, FolioError):
+            # the statement ended with an answer from the server, or the program stopped
+            # between statements: the connection is idle and good
+            healthy = True
+            raise
+        finally:
+            pool.release(conn, healthy)
 
     async def write(self, program: Program | Callable[[], Program]) -> Any:
         attempts = RETRIES if callable(program) else 1
+        pool = self._pool
         for attempt in range(attempts):
             current = program() if callable(program) else program
+            conn = await pool.acquire()
+            healthy = False
             try:
-                async with self._pool.acquire() as conn, conn.transaction():
+                async with conn.transaction():
                     result = await self._run(conn, current)
+                healthy = True
                 break
             except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError):
                 # the other transaction went through; this one, rolled back, runs again
+                healthy = True
                 if attempt + 1 == attempts:
                     raise
-                await asyncio.sleep(0.005 * (attempt + 1))
+            except (asyncpg.PostgresError, FolioError):
+                healthy = True
+                raise
+            finally:
+                pool.release(conn, healthy)
+            await asyncio.sleep(0.005 * (attempt + 1))
         if self.upkeep is not None:
             self.upkeep.touched()
         return result

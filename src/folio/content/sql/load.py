@@ -176,7 +176,7 @@ class Populator:
                 "WHERE q.rank__ > ? AND q.rank__ <= ? ORDER BY q.parent__, q.rank__",
                 [*params, entry.start, entry.start + entry.limit],
             )
-        else:
+        elif entry.sort:
             # rows are grouped by parent in the order they come, so an inverse relation's
             # rows need no order by their parent's (text) documentId: sorting a thousand
             # of them by it cost PostgreSQL 2.8 ms of a 7.3 ms statement
@@ -184,6 +184,14 @@ class Populator:
             rows = yield query(
                 f"SELECT {sel.sql}, {parent} {joined} ORDER BY {by_parent}{order}, l.id", params
             )
+        else:
+            # in the links' own order, sorted here on the two link columns: the databases
+            # would sort the whole rows (a thousand articles of a category's inverse
+            # relation: a sort of 2.5 MB, about a third of the statement on SQLite)
+            rows = list(
+                (yield query(f"SELECT {sel.sql}, {order}, l.id, {parent} {joined}", params))
+            )
+            rows.sort(key=_link_order)
         found = sel.grouped(rows)
         owner = target.attributes[attr.mapped_by] if attr.mapped_by is not None else None
         many = attr.to_many(owner)
@@ -301,6 +309,13 @@ def _set_counts(docs: list[dict[str, Any]], key: str, name: str, rows: list[Any]
     counts = {parent: int(n) for parent, n in rows}
     for doc in docs:
         doc[name] = {"count": counts.get(doc[key], 0)}
+
+
+def _link_order(row: Any) -> tuple[bool, float, int]:
+    """A populated row's place among its parent's: the link's position (an absent one
+    last, as PostgreSQL sorts it), then the link's id; the two come before the parent key."""
+    position = row[-3]
+    return (position is None, position or 0.0, row[-2])
 
 
 def _unique(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -186,7 +186,8 @@ class TypeReader:
             params.extend(where_params)
         where = " AND ".join(parts)
         # filtered lists scan: count them in the same pass as the page, or first
-        counted = bool(where_text) and read.pagination.with_count
+        with_count = read.pagination.with_count
+        counted = bool(where_text) and with_count
         fixed = read.locale is not None or not self.ct.localized
         key = (
             "find",
@@ -194,17 +195,18 @@ class TypeReader:
             where,
             order,
             counted,
+            with_count,
             fixed,
         )
         plan = self._statements.get(key)
         if plan is None:
-            plan = self._plan(read.fields, where, order, counted, fixed)
+            plan = self._plan(read.fields, where, order, counted, fixed, with_count)
             self._statements.put(key, plan, weigh(key, *[p for p in plan if isinstance(p, str)]))
-        page_sql, count_sql, walk_sql, in_page = plan
+        page_sql, count_sql, walk_sql, in_page, twice = plan
         page = read.pagination
         return FindPlan(
             page_sql,
-            [*params, page.size, page.offset],
+            [*params, *(params if twice else ()), page.size, page.offset],
             count_sql,
             params,
             counted=in_page,
@@ -218,8 +220,10 @@ class TypeReader:
         order: tuple[tuple[str, bool], ...],
         counted: bool,
         fixed: bool,
-    ) -> tuple[str, str, str | None, bool]:
-        """(page, count, walk or None, whether the page carries the count)."""
+        with_count: bool = False,
+    ) -> tuple[str, str, str | None, bool, bool]:
+        """(page, count, walk or None, whether the page carries the count, whether the
+        page's parameters repeat the conditions' before its own)."""
         sqlite = self.dialect == "sqlite"
         simple = not order or order == (("id", False),)
         sel = self.selection(fields)
@@ -240,7 +244,7 @@ class TypeReader:
                 f'SELECT {sel.sql} FROM {table} t INDEXED BY "{walk_index}"{filtered} '
                 f"ORDER BY {ordering} LIMIT ? OFFSET ?"
             )
-            return sorted_ids, count, walk, False
+            return sorted_ids, count, walk, False, False
         if counted and sqlite and MATERIALIZED_CTE:
             # the matching ids and sort keys, kept once: the page and the count both read
             # them (SQLite's window count buffers and sorts every matching row whole, about
@@ -253,20 +257,28 @@ class TypeReader:
                 f"FROM {table} t WHERE t.id IN (SELECT m.id FROM m ORDER BY {m_order} "
                 f"LIMIT ? OFFSET ?) ORDER BY {ordering}"
             )
-            return page, count, None, True
+            return page, count, None, True, False
         if counted:
             page = (
                 f"SELECT {sel.sql}, w.total FROM {table} t JOIN (SELECT t.id, "
                 f"COUNT(*) OVER () AS total FROM {table} t{filtered} ORDER BY {ordering} "
                 f"LIMIT ? OFFSET ?) w ON w.id = t.id ORDER BY {ordering}"
             )
-            return page, count, None, True
+            return page, count, None, True, False
+        if not sqlite and with_count:
+            # PostgreSQL: the count rides along as a column computed once (an init plan),
+            # one statement and one round trip instead of two
+            page = (
+                f"SELECT {sel.sql}, (SELECT COUNT(*) FROM {scan}{filtered}) FROM {scan}"
+                f"{filtered} ORDER BY {ordering} LIMIT ? OFFSET ?"
+            )
+            return page, count, None, True, True
         if simple or not sqlite:
             page = f"SELECT {sel.sql} FROM {scan}{filtered} ORDER BY {ordering} LIMIT ? OFFSET ?"
-            return page, count, None, False
+            return page, count, None, False, False
         # sort ids and sort keys only, then fetch the page's rows: SQLite's sorter would
         # otherwise carry every matching row whole
-        return sorted_ids, count, None, False
+        return sorted_ids, count, None, False, False
 
     def _order(
         self,
