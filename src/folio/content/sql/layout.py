@@ -291,6 +291,14 @@ def _scan_expr(ct: ContentType) -> str:
     return ", ".join([*version_key(ct), "id", *covered])
 
 
+def narrow_selection(schema: Schema, fields: list[str] | None) -> bool:
+    """Whether a selection of `fields` (None: every attribute) holds small columns only."""
+    if fields is None:
+        return False
+    attrs = schema.attributes
+    return all(f not in attrs or attrs[f].kind.is_narrow(attrs[f]) for f in fields)
+
+
 def scan_index_name(ct: ContentType) -> str:
     """SQLite: the covering index over the list key, id and the small columns."""
     return f"{ct.table}_scan_{_digest(_scan_expr(ct))}"
