@@ -154,8 +154,14 @@ class WriteLimits:
     relation_entries: int = 1000
 
 
-def check_size(written: Written, limits: WriteLimits) -> None:
-    """Refuses a write past the limits, before anything is written."""
+# a write with at most this many components and relation entries is light (a few
+# statements)
+LIGHT_WRITE = 20
+
+
+def check_size(written: Written, limits: WriteLimits) -> bool:
+    """Refuses a write past the limits, before anything is written. Returns whether the
+    write is light."""
     components = entries = 0
     stack = [written]
     while stack:
@@ -179,6 +185,7 @@ def check_size(written: Written, limits: WriteLimits) -> None:
     if problems:
         message = "The write is too large: " + "; ".join(problems)
         raise ValidationError(message, {"errors": [{"path": [], "message": message}]})
+    return components + entries <= LIGHT_WRITE
 
 
 def validate_data(

@@ -27,10 +27,12 @@ class Database(ABC):
         """Runs a read-only program and returns its result."""
 
     @abstractmethod
-    async def write(self, program: Program | Callable[[], Program]) -> Any:
+    async def write(self, program: Program | Callable[[], Program], light: bool = False) -> Any:
         """Runs a program in one transaction: committed if it returns, rolled back if it
         raises. Given as a function that makes the program, a write that loses a deadlock
-        or a serialization conflict to another one is run again (PostgreSQL)."""
+        or a serialization conflict to another one is run again (PostgreSQL). `light`: a
+        write known to be small (a few statements), which SQLite may run on the calling
+        thread."""
 
     def statements_run(self) -> int:
         """How many statements this database has run (tests assert statement budgets)."""

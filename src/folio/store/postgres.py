@@ -126,7 +126,7 @@ class PostgresDatabase(Database):
         finally:
             pool.release(conn, healthy)
 
-    async def write(self, program: Program | Callable[[], Program]) -> Any:
+    async def write(self, program: Program | Callable[[], Program], light: bool = False) -> Any:
         attempts = RETRIES if callable(program) else 1
         pool = self._pool
         for attempt in range(attempts):

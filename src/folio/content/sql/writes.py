@@ -45,7 +45,7 @@ class Writes(Versions):
     ) -> dict[str, Any]:
         draft_only = ct.draft_and_publish and status == "draft"
         written = validate_data(ct, data, partial=False, registry=self.registry, draft=draft_only)
-        check_size(written, self.write_limits)
+        light = check_size(written, self.write_limits)
         locale = self._locale_for(ct, locale)
         ctx = _answer("draft" if draft_only else "published", locale or self.default_locale, read)
         populate = read.populate if read is not None else None
@@ -57,7 +57,7 @@ class Writes(Versions):
             doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
             return doc
 
-        return dict(await self.db.write(program))
+        return dict(await self.db.write(program, light=light))
 
     async def create_many(
         self,
@@ -132,7 +132,8 @@ class Writes(Versions):
         document is created when absent."""
         draft_only = ct.draft_and_publish and status == "draft"
         written = validate_data(ct, data, partial=True, registry=self.registry, draft=draft_only)
-        check_size(written, self.write_limits)
+        # an update that publishes copies the whole document: light only as a draft edit
+        light = check_size(written, self.write_limits) and (draft_only or not ct.draft_and_publish)
         locale = self._locale_for(ct, locale)
         d = self.dialect
         read_ctx = _answer(
@@ -192,7 +193,7 @@ class Writes(Versions):
             doc = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
             return doc
 
-        return dict(await self.db.write(program))
+        return dict(await self.db.write(program, light=light))
 
     async def publish(
         self,
