@@ -147,6 +147,46 @@ def test_reads_go_on_while_a_large_write_runs(backend: str, app_dir: Path) -> No
     assert finished.index("write") > 0, finished
 
 
+def test_small_writes_during_a_large_one_wait_their_turn_and_land(
+    backend: str, app_dir: Path
+) -> None:
+    """A small write runs at once when no other write is under way (SQLite: on the
+    serving thread); arriving while a large one runs, it waits its turn instead of
+    stalling the server on the database lock, and every write lands."""
+    url = database_url(backend, app_dir)
+    open_access(app_dir)
+    finished: list[str] = []
+
+    async def work(client: httpx.AsyncClient, i: int) -> int:
+        if i == 0:
+            links = [{"label": f"l{n}", "url": f"/{n}"} for n in range(1000)]
+            r = await client.post("/api/articles", json={"data": {"title": "big", "links": links}})
+            finished.append("big")
+            return r.status_code
+        await asyncio.sleep(0.01 * i)
+        if i % 2:
+            r = await client.post("/api/tags", json={"data": {"name": f"small {i}"}})
+            finished.append("small")
+        else:
+            r = await client.get("/api/tags")
+            finished.append("read")
+        return r.status_code
+
+    statuses = asyncio.run(_together(app_dir, url, work, 7))
+    assert statuses[0] == 201
+    assert statuses[1:] == [201, 200, 201, 200, 201, 200]
+    assert finished.index("big") > 0, finished  # reads were answered meanwhile
+
+    async def check(client: httpx.AsyncClient, i: int) -> int:
+        r = await client.get("/api/tags?sort=name&fields[0]=name")
+        assert [t["name"] for t in r.json()["data"]] == ["small 1", "small 3", "small 5"]
+        r = await client.get("/api/articles?filters[title][$eq]=big&populate[0]=links")
+        assert len(r.json()["data"][0]["links"]) == 1000
+        return r.status_code
+
+    assert asyncio.run(_together(app_dir, url, check, 1)) == [200]
+
+
 def test_a_write_that_loses_a_deadlock_runs_again(backend: str, app_dir: Path) -> None:
     """PostgreSQL picks a victim among deadlocked transactions; a write given as a function
     is rolled back and run again (here the first run reports a deadlock as PostgreSQL
