@@ -9,6 +9,8 @@ about 20 for a logging call."""
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import sys
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -29,12 +31,37 @@ def _timestamp(now: float) -> str:
     )
 
 
+# lines wait at most this long (seconds) before they are written, together
+FLUSH_DELAY = 0.05
+
+
 class RequestLog:
+    """Lines are gathered and written together once per FLUSH_DELAY (and at exit): one
+    write of a stream per line, with the stream line-buffered as stderr is, was a system
+    call per request, about 4% of a 25-row page's throughput under load."""
+
     def __init__(self, fmt: str = "plain", out: TextIO | None = None) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"unknown log format {fmt!r}: use plain or json")
         self.json = fmt == "json"
         self.out = out
+        self._pending: list[str] = []
+        self._scheduled: asyncio.AbstractEventLoop | None = None  # the loop due to flush
+        atexit.register(self.flush)
+
+    def flush(self) -> None:
+        """Writes the gathered lines."""
+        self._scheduled = None
+        if not self._pending:
+            return
+        text = "".join(self._pending)
+        self._pending.clear()
+        out = self.out if self.out is not None else sys.stderr
+        try:
+            out.write(text)
+            out.flush()
+        except (OSError, ValueError):  # a closed stream at exit
+            pass
 
     def write(self, scope: MutableMapping[str, Any], status: int, started: float) -> None:
         now = time.time()
@@ -60,8 +87,15 @@ class RequestLog:
                 f"{_timestamp(now)} {scope.get('method', '')} {target} {status} "
                 f"{duration:.2f} ms {request_id}"
             )
-        out = self.out if self.out is not None else sys.stderr
-        out.write(line + "\n")
+        self._pending.append(line + "\n")
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        if self._scheduled is not loop:
+            self._scheduled = loop
+            loop.call_later(FLUSH_DELAY, self.flush)
 
     def wrap(self, scope: MutableMapping[str, Any], send: Send) -> Send:
         """The `send` that logs the request once its answer is complete."""
