@@ -125,6 +125,13 @@ def test_concurrent_updates_and_deletes_never_fail_or_leave_orphans(
     assert dangling[0][0] == 0
 
 
+async def _large_write(client: httpx.AsyncClient) -> int:
+    """Creates an article with 1,000 components (the largest write allowed)."""
+    links = [{"label": f"l{n}", "url": f"/{n}"} for n in range(1000)]
+    r = await client.post("/api/articles", json={"data": {"title": "big", "links": links}})
+    return r.status_code
+
+
 def test_reads_go_on_while_a_large_write_runs(backend: str, app_dir: Path) -> None:
     url = database_url(backend, app_dir)
     open_access(app_dir)
@@ -132,10 +139,9 @@ def test_reads_go_on_while_a_large_write_runs(backend: str, app_dir: Path) -> No
 
     async def work(client: httpx.AsyncClient, i: int) -> int:
         if i == 0:
-            links = [{"label": f"l{n}", "url": f"/{n}"} for n in range(1000)]
-            r = await client.post("/api/articles", json={"data": {"title": "big", "links": links}})
+            status = await _large_write(client)
             finished.append("write")
-            return r.status_code
+            return status
         await asyncio.sleep(0.01 * i)  # after the write began
         r = await client.get("/api/tags")
         finished.append("read")
@@ -159,10 +165,9 @@ def test_small_writes_during_a_large_one_wait_their_turn_and_land(
 
     async def work(client: httpx.AsyncClient, i: int) -> int:
         if i == 0:
-            links = [{"label": f"l{n}", "url": f"/{n}"} for n in range(1000)]
-            r = await client.post("/api/articles", json={"data": {"title": "big", "links": links}})
+            status = await _large_write(client)
             finished.append("big")
-            return r.status_code
+            return status
         await asyncio.sleep(0.01 * i)
         if i % 2:
             r = await client.post("/api/tags", json={"data": {"name": f"small {i}"}})

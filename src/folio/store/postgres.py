@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
@@ -110,14 +111,17 @@ class PostgresDatabase(Database):
         except StopIteration as stop:
             return stop.value
 
-    async def read(self, program: Program) -> Any:
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Any]:
+        """A connection of the pool for one program, given back whole; after an error
+        other than an answer of the server or the program's own (a cancelled request, a
+        broken socket: the connection may be mid-statement) it is closed instead."""
         pool = self._pool
         conn = await pool.acquire()
         healthy = False
         try:
-            result = await self._run(conn, program)
+            yield conn
             healthy = True
-            return result
         except (asyncpg.PostgresError, FolioError):
             # the statement ended with an answer from the server, or the program stopped
             # between statements: the connection is idle and good
@@ -126,28 +130,22 @@ class PostgresDatabase(Database):
         finally:
             pool.release(conn, healthy)
 
+    async def read(self, program: Program) -> Any:
+        async with self._connection() as conn:
+            return await self._run(conn, program)
+
     async def write(self, program: Program | Callable[[], Program], light: bool = False) -> Any:
         attempts = RETRIES if callable(program) else 1
-        pool = self._pool
         for attempt in range(attempts):
             current = program() if callable(program) else program
-            conn = await pool.acquire()
-            healthy = False
             try:
-                async with conn.transaction():
+                async with self._connection() as conn, conn.transaction():
                     result = await self._run(conn, current)
-                healthy = True
                 break
             except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError):
                 # the other transaction went through; this one, rolled back, runs again
-                healthy = True
                 if attempt + 1 == attempts:
                     raise
-            except (asyncpg.PostgresError, FolioError):
-                healthy = True
-                raise
-            finally:
-                pool.release(conn, healthy)
             await asyncio.sleep(0.005 * (attempt + 1))
         if self.upkeep is not None:
             self.upkeep.touched()

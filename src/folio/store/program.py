@@ -12,6 +12,11 @@ from typing import Any
 Row = Sequence[Any]
 
 
+def marks(n: int) -> str:
+    """`?, ?, ...`: the placeholders of an IN list of `n` values."""
+    return ", ".join("?" * n)
+
+
 class Stmt:
     """One statement with `?` placeholders; `rows` says whether its rows are wanted."""
 

@@ -28,7 +28,7 @@ from folio.content.sql.layout import (
 from folio.errors import ApplicationError, FieldError, ValidationError, validation_failed
 from folio.files.mime import in_media_groups
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
-from folio.store.program import Program, Stmt, execute, query
+from folio.store.program import Program, Stmt, execute, marks, query
 
 
 def _link_component(
@@ -41,15 +41,11 @@ def _link_component(
     )
 
 
-def _marks(n: int) -> str:
-    return ", ".join("?" * n)
-
-
 def _fields_clause(fields: list[str] | None) -> tuple[str, list[str]]:
     """` AND field IN (...)` for a selection of fields, nothing for every field."""
     if fields is None:
         return "", []
-    return f" AND field IN ({_marks(len(fields))})", list(fields)
+    return f" AND field IN ({marks(len(fields))})", list(fields)
 
 
 # a link as its owning row lists it: target document, locale and status (None: every
@@ -148,8 +144,7 @@ class LinkStore:
         numeric = sorted({e.numeric_id for e in entries if e.numeric_id is not None})
         if numeric:
             rows = yield query(
-                f'SELECT id, document_id FROM "{target.table}" WHERE id IN '
-                f"({_marks(len(numeric))})",
+                f'SELECT id, document_id FROM "{target.table}" WHERE id IN ({marks(len(numeric))})',
                 numeric,
             )
             by_id = {int(r[0]): r[1] for r in rows}
@@ -163,7 +158,7 @@ class LinkStore:
             return
         rows = yield query(
             f"SELECT DISTINCT document_id, locale, published_at IS NULL "
-            f'FROM "{target.table}" WHERE document_id IN ({_marks(len(ids))})',
+            f'FROM "{target.table}" WHERE document_id IN ({marks(len(ids))})',
             ids,
         )
         present = {
@@ -226,7 +221,7 @@ class LinkStore:
         if fresh:
             got = yield query(
                 f'SELECT target_document_id, MAX(inv_position) FROM "{table}" '
-                f"WHERE target_document_id IN ({_marks(len(fresh))}) "
+                f"WHERE target_document_id IN ({marks(len(fresh))}) "
                 "GROUP BY target_document_id",
                 fresh,
             )
@@ -241,17 +236,17 @@ class LinkStore:
             values.extend([row_id, doc, loc, *([status] if scoped else []), float(i), position])
         cols = "source_id, target_document_id, target_locale, "
         cols += "target_status, " if scoped else ""
-        marks = f"({_marks(6 if scoped else 5)})"
+        row = f"({marks(6 if scoped else 5)})"
         yield execute(
             f'INSERT INTO "{table}" ({cols}position, inv_position) VALUES '
-            + ", ".join([marks] * len(new)),
+            + ", ".join([row] * len(new)),
             values,
         )
         if attr.relation == "oneToOne" and isinstance(schema, ContentType):
             # the other side holds at most one document too
             docs = sorted({doc for doc, _, _ in new})
             yield execute(
-                f'DELETE FROM "{table}" WHERE target_document_id IN ({_marks(len(docs))}) AND '
+                f'DELETE FROM "{table}" WHERE target_document_id IN ({marks(len(docs))}) AND '
                 f'source_id IN (SELECT id FROM "{schema.table}" WHERE document_id <> ?)',
                 [*docs, ctx.document_id],
             )
@@ -330,7 +325,7 @@ class LinkStore:
             if ids:
                 yield execute(
                     f'DELETE FROM "{table}" WHERE target_document_id = ? AND '
-                    f"{loc_sql} AND source_id IN ({_marks(len(ids))})",
+                    f"{loc_sql} AND source_id IN ({marks(len(ids))})",
                     [ctx.document_id, *loc_params, *ids],
                 )
         adds = write.set if write.set is not None else write.connect
@@ -342,11 +337,11 @@ class LinkStore:
         if not ids:
             return
         if is_to_one(owner_attr):
-            yield execute(f'DELETE FROM "{table}" WHERE source_id IN ({_marks(len(ids))})', ids)
+            yield execute(f'DELETE FROM "{table}" WHERE source_id IN ({marks(len(ids))})', ids)
         else:
             yield execute(
                 f'DELETE FROM "{table}" WHERE target_document_id = ? AND {loc_sql} '
-                f"AND source_id IN ({_marks(len(ids))})",
+                f"AND source_id IN ({marks(len(ids))})",
                 [ctx.document_id, *loc_params, *ids],
             )
         if attr.relation == "oneToOne":
@@ -356,7 +351,7 @@ class LinkStore:
             )
         tops = yield query(
             f'SELECT source_id, MAX(position) FROM "{table}" WHERE source_id IN '
-            f"({_marks(len(ids))}) GROUP BY source_id",
+            f"({marks(len(ids))}) GROUP BY source_id",
             ids,
         )
         top = {int(r[0]): float(r[1] or 0) for r in tops}
@@ -439,7 +434,7 @@ class LinkStore:
                 cols = ", ".join(f'"{c}"' for c in values)
                 got = yield query(
                     f'INSERT INTO "{comp.table}" ({cols}) VALUES '
-                    f"({_marks(len(values))}) RETURNING id",
+                    f"({marks(len(values))}) RETURNING id",
                     list(values.values()),
                 )
                 comp_id = int(got[0][0])
@@ -461,9 +456,9 @@ class LinkStore:
             documents = [f for f in given if isinstance(f, str)]
             where = []
             if numbers:
-                where.append(f"id IN ({_marks(len(numbers))})")
+                where.append(f"id IN ({marks(len(numbers))})")
             if documents:
-                where.append(f"document_id IN ({_marks(len(documents))})")
+                where.append(f"document_id IN ({marks(len(documents))})")
             rows = yield query(
                 f'SELECT id, document_id, mime FROM "{FILES_TABLE}" WHERE {" OR ".join(where)}',
                 [*numbers, *documents],
@@ -565,7 +560,7 @@ class LinkStore:
             return
         attrs = [a for a in schema.attributes.values() if fields is None or a.name in fields]
         only, only_params = _fields_clause(fields)
-        rows_in = f"IN ({_marks(len(row_ids))})"
+        rows_in = f"IN ({marks(len(row_ids))})"
         if any(a.type in ("component", "dynamiczone") for a in attrs):
             cmps = components_table_name(schema)
             rows = yield query(
@@ -592,7 +587,7 @@ class LinkStore:
         for uid, ids in by_type.items():
             comp: Component = self.registry.components[uid]
             yield from self.delete_owned(comp, ids)
-            yield execute(f'DELETE FROM "{comp.table}" WHERE id IN ({_marks(len(ids))})', ids)
+            yield execute(f'DELETE FROM "{comp.table}" WHERE id IN ({marks(len(ids))})', ids)
 
     def detach(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
         """Removes links that point at a deleted document (or one deleted locale of it)."""

@@ -21,7 +21,7 @@ from folio.content.sql.select import Selection, build_selection
 from folio.content.sql.sort import order_term, sort_column, sort_expr
 from folio.content.sql.where import compile_where
 from folio.schema.model import ContentType, Registry, Schema
-from folio.store.program import Program, query
+from folio.store.program import Program, marks, query
 
 LOCALIZATIONS = "localizations"
 
@@ -43,10 +43,6 @@ class ReadContext:
         self.locale = locale
         self.filter_locale = filter_locale
         self.filter_status = filter_status or status
-
-
-def _marks(n: int) -> str:
-    return ", ".join("?" * n)
 
 
 class Populator:
@@ -113,7 +109,7 @@ class Populator:
         """Each document's versions in the other locales, in the read's status."""
         sel = self.selection(ct, entry.fields)
         keys = sorted({str(d["documentId"]) for d in docs})
-        conds = [f"t.document_id IN ({_marks(len(keys))})"]
+        conds = [f"t.document_id IN ({marks(len(keys))})"]
         params: list[Any] = list(keys)
         owns = {doc.get("locale", ctx.locale) for doc in docs}
         if len(owns) == 1 and None not in owns:
@@ -149,7 +145,7 @@ class Populator:
         parent = join.keys[0]
         key = "id" if not join.inverse else "documentId"
         keys = sorted({d[key] for d in docs})
-        conds = [f"{parent} IN ({_marks(len(keys))})", *join.conds, *join.versions(ctx.status)]
+        conds = [f"{parent} IN ({marks(len(keys))})", *join.conds, *join.versions(ctx.status)]
         params: list[Any] = [*keys, *join.params]
         if join.inverse:
             if len(join.keys) > 1:
@@ -216,7 +212,7 @@ class Populator:
         join = link_join(schema, attr, comp, "c", "t")
         parent = join.keys[0]
         keys = sorted({int(d["id"]) for d in docs})
-        conds = [f"{parent} IN ({_marks(len(keys))})", *join.conds, *join.versions(ctx.status)]
+        conds = [f"{parent} IN ({marks(len(keys))})", *join.conds, *join.versions(ctx.status)]
         params: list[Any] = [*keys, *join.params]
         if entry.count:
             counted = yield query(
@@ -253,7 +249,7 @@ class Populator:
         keys = sorted({int(d["id"]) for d in docs})
         rows = yield query(
             f'SELECT entity_id, cmp_id, component_type FROM "{components_table_name(schema)}" '
-            f"WHERE entity_id IN ({_marks(len(keys))}) AND field = ? "
+            f"WHERE entity_id IN ({marks(len(keys))}) AND field = ? "
             "ORDER BY entity_id, position",
             [*keys, attr.name],
         )
@@ -267,7 +263,7 @@ class Populator:
                 continue
             sel = self.selection(comp, entry.on_fields.get(uid))
             got = yield query(
-                f'SELECT {sel.sql} FROM "{comp.table}" t WHERE t.id IN ({_marks(len(ids))})', ids
+                f'SELECT {sel.sql} FROM "{comp.table}" t WHERE t.id IN ({marks(len(ids))})', ids
             )
             items = sel.documents(got)
             for item in items:
@@ -299,7 +295,7 @@ class Populator:
         rows = yield query(
             f'SELECT {sel.sql}, m.related_id FROM "{FILES_LINK_TABLE}" m JOIN "{FILES_TABLE}" t '
             f"ON t.id = m.file_id WHERE m.related_type = ? AND m.field = ? AND m.related_id IN "
-            f"({_marks(len(keys))}){narrow} ORDER BY m.related_id, {order}m.position",
+            f"({marks(len(keys))}){narrow} ORDER BY m.related_id, {order}m.position",
             params,
         )
         found = sel.grouped(rows)

@@ -19,7 +19,7 @@ import orjson
 
 from folio.content.sql.links import LinkStore
 from folio.schema.model import Attribute, ContentType, Registry
-from folio.store.program import Program, execute, query
+from folio.store.program import Program, execute, marks, query
 
 STATE_TABLE = "folio_sharing"
 
@@ -29,10 +29,6 @@ def shared_attributes(ct: ContentType) -> list[Attribute]:
     if not ct.localized:
         return []
     return [a for a in ct.attributes.values() if not a.localized]
-
-
-def _marks(n: int) -> str:
-    return ", ".join("?" * n)
 
 
 def share_values(
@@ -51,7 +47,7 @@ def share_values(
         sets = ", ".join(f'"{c}" = s."{c}"' for c in columns)
         yield execute(
             f'UPDATE "{ct.table}" SET {sets} FROM "{ct.table}" AS s '
-            f'WHERE s.id = ? AND "{ct.table}".id IN ({_marks(len(targets))})',
+            f'WHERE s.id = ? AND "{ct.table}".id IN ({marks(len(targets))})',
             [source_id, *targets],
         )
     fields = [a.name for a in attrs if a.type in ("media", "component", "dynamiczone")]

@@ -140,7 +140,7 @@ class Versions:
             shared: dict[Attribute, Any] = {}
             given: frozenset[str] = frozenset()
             if sibling and ct.localized:
-                source_id = yield from self._sharing_source(ct, document_id, True)
+                source_id = yield from self._sharing_source(ct, document_id)
             if source_id is not None:
                 shared = yield from self._shared_values(ct, source_id)
                 given = frozenset(a.name for a in shared_attributes(ct))
@@ -177,11 +177,7 @@ class Versions:
         if source_id is not None:
             # the shared media and components not sent are the other locales' (copies), and
             # the shared values sent become the other locales' too
-            taken = [
-                a
-                for a in shared_attributes(ct)
-                if a.column is None and a not in sent and a.type != "relation"
-            ]
+            taken = [a for a in shared_attributes(ct) if a.column is None and a not in sent]
             yield from share_values(self.links, ct, source_id, [row_id], taken)
             others = yield from self._other_locales(ct, document_id, locale)
             draft = True if ct.draft_and_publish else None
@@ -191,14 +187,14 @@ class Versions:
             yield from self._share(ct, row_id, others, False)
         return row_id
 
-    def _sharing_source(self, ct: ContentType, document_id: str, draft: bool) -> Program:
-        """The version a new locale of a document takes its shared values from: the one in
-        the default locale if there is one, else the oldest, of the same status if there is
-        one (None when the document has no version)."""
+    def _sharing_source(self, ct: ContentType, document_id: str) -> Program:
+        """The version a new locale of a document (a draft first) takes its shared values
+        from: a draft if there is one, in the default locale if there is one, else the
+        oldest (None when the document has no version)."""
         order = ["(locale = ?) DESC", "id"]
         params: list[Any] = [document_id, self.default_locale]
         if ct.draft_and_publish:
-            order.insert(0, f"(published_at IS {'' if draft else 'NOT '}NULL) DESC")
+            order.insert(0, "(published_at IS NULL) DESC")
         rows = yield query(
             f'SELECT id FROM "{ct.table}" WHERE document_id = ? ORDER BY {", ".join(order)} '
             "LIMIT 1",
@@ -233,10 +229,18 @@ class Versions:
         if errors:
             raise validation_failed(errors)
 
-    def _other_locales(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
+    def _other_locales(
+        self,
+        ct: ContentType,
+        document_id: str,
+        locale: str | None,
+        attrs: Iterable[Attribute] | None = None,
+    ) -> Program:
         """The versions of a document in the locales other than `locale`: (row id, whether
-        it is a draft) pairs, none for a type without locales or shared attributes."""
-        if not shared_attributes(ct):
+        it is a draft) pairs; none when no shared attribute is concerned (among `attrs`, or
+        at all for None), the statement then not run."""
+        shared = shared_attributes(ct)
+        if not shared or (attrs is not None and not any(a in shared for a in attrs)):
             return []
         rows = yield query(
             f'SELECT id, published_at IS NULL FROM "{ct.table}" '

@@ -131,9 +131,10 @@ class Writes(Versions):
         """Partial update of one locale version; for single types (document_id None) the
         document is created when absent."""
         draft_only = ct.draft_and_publish and status == "draft"
+        publishing = ct.draft_and_publish and not draft_only
         written = validate_data(ct, data, partial=True, registry=self.registry, draft=draft_only)
         # an update that publishes copies the whole document: light only as a draft edit
-        light = check_size(written, self.write_limits) and (draft_only or not ct.draft_and_publish)
+        light = check_size(written, self.write_limits) and not publishing
         locale = self._locale_for(ct, locale)
         d = self.dialect
         read_ctx = _answer(
@@ -170,7 +171,7 @@ class Writes(Versions):
                 return created
             row_id = int(rows[0][0])
             yield from self._check_unique(ct, written, doc_id, locale, ct.draft_and_publish)
-            if ct.draft_and_publish and not draft_only:
+            if publishing:
                 yield from self._check_unique(ct, written, doc_id, locale, False)
             now = TIMESTAMP_KIND.to_db(now_utc(), d)
             values = {**self._db_values(written), "updated_at": now}
@@ -183,10 +184,12 @@ class Writes(Versions):
                 yield from self.links.apply(ct, row_id, written.links, ctx)
             # the shared values sent become the other locales' drafts' too (the published
             # versions' when this one is published)
-            others = yield from self._other_locales(ct, doc_id, locale)
             sent = [*written.values, *(w.attr for w in written.links)]
+            others = yield from self._other_locales(
+                ct, doc_id, locale, None if publishing else sent
+            )
             yield from self._share(ct, row_id, others, True if ct.draft_and_publish else None, sent)
-            if ct.draft_and_publish and not draft_only:
+            if publishing:
                 yield from self._check_publishable(ct, row_id)
                 row_id = yield from self._publish_row(ct, doc_id, row_id, locale, now)
                 yield from self._share(ct, row_id, others, False)
