@@ -190,3 +190,49 @@ def test_a_removed_attribute_is_no_longer_returned(app_dir: Path, url: str) -> N
         r = api.post("/api/categories", {"data": {"name": "Other", "slug": "x"}})
         assert r.status_code == 400
         assert api.create("categories", {"name": "Tech"})["name"] == "Tech"
+
+
+def test_jsonb_columns_of_an_earlier_layout_become_json(
+    backend: str, app_dir: Path, url: str
+) -> None:
+    """PostgreSQL: JSON attributes were `jsonb` columns; start-up converts them in place,
+    every value kept, and later writes read back as written."""
+    if backend != "postgres":
+        pytest.skip("a PostgreSQL column type")
+    import asyncpg
+
+    value = {"zeta": [1, 2.5, None], "alpha": {"nested": "x"}, "b": True}
+    with running(app_dir, url) as api:
+        doc = api.create("articles", {"title": "Kept", "meta": value})
+        api.create("articles", {"title": "Empty"})
+
+    async def column_type(to: str | None = None) -> str:
+        conn = await asyncpg.connect(url)
+        try:
+            if to is not None:
+                await conn.execute(
+                    f"ALTER TABLE articles ALTER COLUMN meta TYPE {to} USING meta::{to}"
+                )
+            found: str = await conn.fetchval(
+                "SELECT data_type FROM information_schema.columns "
+                "WHERE table_name = 'articles' AND column_name = 'meta'"
+            )
+            return found
+        finally:
+            await conn.close()
+
+    assert asyncio.run(column_type()) == "json"
+    assert asyncio.run(column_type("jsonb")) == "jsonb"  # as an earlier Folio made it
+    with running(app_dir, url) as api:
+        path = f"/api/articles/{doc['documentId']}"
+        assert api.get(path).json()["data"]["meta"] == value
+        r = api.get("/api/articles?filters[meta][$containsi]=NESTED&fields[0]=title")
+        assert [d["title"] for d in r.json()["data"]] == ["Kept"]
+        r = api.get("/api/articles?filters[meta][$null]=true&fields[0]=title")
+        assert [d["title"] for d in r.json()["data"]] == ["Empty"]
+        r = api.put(path, {"data": {"meta": {"b": 1, "a": [{"y": 2, "x": 1}]}}})
+        assert r.status_code == 200, r.text
+        # read back as written: keys in the order sent, no spaces added
+        raw = api.client.get(path + "?fields[0]=meta").text
+        assert '"meta":{"b":1,"a":[{"y":2,"x":1}]}' in raw
+    assert asyncio.run(column_type()) == "json"

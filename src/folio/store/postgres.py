@@ -51,6 +51,13 @@ if _cost:
     SESSION["random_page_cost"] = _cost
 
 
+# Long values (texts, rich texts, JSON) are compressed with LZ4 where the server has it
+# (PostgreSQL 14+ built with it), instead of the default pglz: reading back a compressed
+# 1 KB text cost pglz about 5 us per row, a third of a populate of a thousand articles,
+# and LZ4 decompresses several times faster. Values written before keep their compression.
+LZ4 = "SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'"
+
+
 class PostgresDatabase(Database):
     dialect = "postgres"
 
@@ -63,13 +70,21 @@ class PostgresDatabase(Database):
         self.upkeep: Upkeep | None = None
 
     async def start(self) -> None:
+        settings = dict(SESSION)
+
         def connect() -> Any:
             # statements are prepared once per connection and shape (the text cache makes
             # the shapes few); room for an app's every shape
             return asyncpg.connect(
-                self.url, server_settings=SESSION, statement_cache_size=STATEMENT_CACHE
+                self.url, server_settings=settings, statement_cache_size=STATEMENT_CACHE
             )
 
+        probe = await connect()
+        try:
+            if await probe.fetchval(LZ4):
+                settings["default_toast_compression"] = "lz4"
+        finally:
+            await probe.close()
         pool = ConnectionPool(connect, self.max_size)
         await pool.start(self.min_size)
         self._pool = pool

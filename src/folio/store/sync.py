@@ -39,15 +39,21 @@ def _existing_tables(dialect: str) -> Program:
 
 
 def _existing_columns(dialect: str, table: str) -> Program:
+    """Column name -> its type as the database names it (lower case)."""
     if dialect == "sqlite":
         rows = yield query(f'PRAGMA table_info("{table}")')
-        return {r[1] for r in rows}
+        return {r[1]: str(r[2]).lower() for r in rows}
     rows = yield query(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = "
         "current_schema() AND table_name = ?",
         (table,),
     )
-    return {r[0] for r in rows}
+    return {r[0]: str(r[1]).lower() for r in rows}
+
+
+# PostgreSQL: (stored type, wanted definition) pairs an earlier layout made that this one
+# converts in place, every value kept: JSON attributes were `jsonb` columns
+PG_RETYPES = {("jsonb", "JSON")}
 
 
 def _create_table(dialect: str, table: Table) -> str:
@@ -82,6 +88,15 @@ def sync_schema(dialect: str, tables: list[Table]) -> Program:
                     )
                     changes.append(f"added column {table.name}.{col.name}")
                     continue
+                if (present[col.name], col.sql[dialect]) in PG_RETYPES and dialect == "postgres":
+                    yield execute(
+                        f'ALTER TABLE "{table.name}" ALTER COLUMN "{col.name}" TYPE '
+                        f'{col.sql[dialect]} USING "{col.name}"::{col.sql[dialect]}'
+                    )
+                    changes.append(
+                        f"changed column {table.name}.{col.name} from {present[col.name]} "
+                        f"to {col.sql[dialect].lower()}"
+                    )
                 old = before.get(col.name)
                 if old is None or old == col.type_name:
                     continue

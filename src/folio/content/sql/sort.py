@@ -15,14 +15,18 @@ from folio.schema.model import ContentType
 @lru_cache(maxsize=1024)
 def sort_column(key: SortKey, status: str) -> str:
     """The sort key's value over the row `t`: a column name of the row, or a parenthesized
-    subquery for a related field."""
+    expression (a related field's subquery, the text of a JSON field)."""
     if not key.steps:
+        if key.field.kind.sorted_as_text:
+            return f'(CAST(t."{key.field.column}" AS TEXT))'
         return key.field.column
     return _path_expr(key, 0, "t", status)
 
 
 def _path_expr(key: SortKey, depth: int, alias: str, status: str) -> str:
     if depth == len(key.steps):
+        if key.field.kind.sorted_as_text:
+            return f'CAST({alias}."{key.field.column}" AS TEXT)'
         return f'{alias}."{key.field.column}"'
     schema, attr, target = key.steps[depth]
     x, link = f"x{depth}", f"l{depth}"

@@ -49,6 +49,7 @@ class Kind:
     operator_families: frozenset[str] = ALL_FAMILIES
     sortable = True
     text_native = False  # text operators apply to the column without a cast
+    sorted_as_text = False  # sorts by its stored text (PostgreSQL's json has no order)
     narrow = True  # values are small and bounded: numbers, dates, flags, short strings
 
     def is_narrow(self, attr: Attribute) -> bool:
