@@ -100,5 +100,5 @@ def load_app(app_dir: Path | str, database_url: str | None = None) -> Folio:
     if database_url:
         settings.database_url = database_url
     registry = load_registry(settings.app_dir)
-    db = open_database(settings.database_url, str(settings.app_dir))
+    db = open_database(settings.database_url, str(settings.app_dir), settings.database_pool)
     return Folio(settings, registry, db)

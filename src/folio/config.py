@@ -97,6 +97,8 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 1337
     database_url: str = "sqlite:///.tmp/data.db"
+    # PostgreSQL connections a process keeps: (at least, at most); None: the driver's default
+    database_pool: tuple[int, int] | None = None
     rest_default_limit: int = 25
     rest_max_limit: int = 100
     rest_with_count: bool = True
@@ -167,6 +169,7 @@ def load_settings(app_dir: Path) -> Settings:
     url = _database_url(raw["database"]) if raw["database"] else None
     if url:
         s.database_url = url
+    s.database_pool = _pool(raw["database"].get("pool") if raw["database"] else None)
     rest = raw["api"].get("rest", {}) if isinstance(raw["api"].get("rest"), dict) else {}
     s.rest_default_limit = int(rest.get("defaultLimit", s.rest_default_limit))
     s.rest_max_limit = int(rest.get("maxLimit", s.rest_max_limit))
@@ -191,11 +194,38 @@ def load_settings(app_dir: Path) -> Settings:
     s.host = os.environ.get("HOST", s.host)
     s.port = int(os.environ.get("PORT", s.port))
     s.database_url = os.environ.get("DATABASE_URL", s.database_url)
+    if "DATABASE_POOL_MIN" in os.environ or "DATABASE_POOL_MAX" in os.environ:
+        low, high = s.database_pool or (None, None)
+        s.database_pool = _pool(
+            {
+                "min": os.environ.get("DATABASE_POOL_MIN", low),
+                "max": os.environ.get("DATABASE_POOL_MAX", high),
+            },
+            "DATABASE_POOL_MIN / DATABASE_POOL_MAX",
+        )
     if "TRUSTED_PROXIES" in os.environ:
         s.trusted_proxies = _proxies(
             [p for p in os.environ["TRUSTED_PROXIES"].split(",") if p.strip()], "TRUSTED_PROXIES"
         )
     return s
+
+
+def _pool(value: Any, where: str = "config/database pool") -> tuple[int, int] | None:
+    """`{"min": n, "max": m}` (either may be left out) as (min, max), or None."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be an object with `min` and `max`")
+    from folio.store.postgres import default_pool_max
+
+    try:
+        high = int(value["max"]) if value.get("max") is not None else default_pool_max()
+        low = int(value["min"]) if value.get("min") is not None else min(1, high)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: `min` and `max` must be whole numbers") from None
+    if high < 1 or low < 0 or low > high:
+        raise ConfigError(f"{where}: needs 0 <= min <= max and max >= 1 (got {low}, {high})")
+    return low, high
 
 
 def _proxies(value: Any, where: str) -> list[str]:

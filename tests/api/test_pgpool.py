@@ -101,3 +101,77 @@ def test_a_waiter_cancelled_as_it_is_served_passes_the_connection_on() -> None:
             await pool.acquire()
 
     asyncio.run(main())
+
+
+def _app_with_pool(tmp_path: Any, pool: Any) -> Any:
+    import json
+    import shutil
+
+    from tests.conftest import FIXTURES
+
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    (app / "config" / "database.json").write_text(
+        json.dumps({"client": "postgres", "connection": {}, "pool": pool})
+    )
+    return app
+
+
+def test_the_configured_pool_bounds_the_connections_an_app_opens(tmp_path: Any) -> None:
+    """config/database.json `pool.max`: twelve reads at once hold at most that many
+    connections on the server; the others wait their turn and are answered."""
+    from folio.app import load_app
+    from folio.store.program import Program, query
+
+    app = _app_with_pool(tmp_path, {"min": 1, "max": 3})
+    folio = load_app(app, PG_URL)
+
+    def slow() -> Program:
+        rows = yield query("SELECT pg_backend_pid() FROM pg_sleep(0.1)")
+        return rows[0][0]
+
+    async def main() -> None:
+        await folio.db.start()
+        try:
+            pids = await asyncio.gather(*(folio.db.read(slow()) for _ in range(12)))
+        finally:
+            await folio.db.close()
+        assert len(pids) == 12
+        assert len(set(pids)) == 3
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize(
+    "pool, env, error",
+    [
+        ({"max": 0}, {}, "max >= 1"),
+        ({"min": 4, "max": 2}, {}, "min <= max"),
+        ({"max": "many"}, {}, "whole numbers"),
+        ([1, 2], {}, "an object"),
+        ({"max": 3}, {"DATABASE_POOL_MAX": "x"}, "DATABASE_POOL_MIN / DATABASE_POOL_MAX"),
+    ],
+)
+def test_a_bad_pool_setting_stops_start_up(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, pool: Any, env: dict[str, str], error: str
+) -> None:
+    from folio.config import load_settings
+    from folio.errors import ConfigError
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError, match=error):
+        load_settings(_app_with_pool(tmp_path, pool))
+
+
+def test_the_pool_setting_and_its_environment_variables(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from folio.config import load_settings
+
+    app = _app_with_pool(tmp_path, {"min": 2, "max": 5})
+    assert load_settings(app).database_pool == (2, 5)
+    monkeypatch.setenv("DATABASE_POOL_MAX", "8")
+    assert load_settings(app).database_pool == (2, 8)
+    monkeypatch.setenv("DATABASE_POOL_MIN", "0")
+    assert load_settings(app).database_pool == (0, 8)

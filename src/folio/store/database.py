@@ -53,11 +53,17 @@ def invalid_value(reason: str) -> ValidationError:
     return ValidationError(message, {"errors": [{"path": [], "message": message}]})
 
 
-def open_database(url: str, app_dir: str | None = None) -> Database:
+def open_database(
+    url: str, app_dir: str | None = None, pool: tuple[int, int] | None = None
+) -> Database:
+    """The database of `url`; `pool`: PostgreSQL's (min, max) connections (SQLite has one
+    writer and a reader per thread, whatever it says)."""
     if url.startswith(("postgres://", "postgresql://")):
         from folio.store.postgres import PostgresDatabase
 
-        return PostgresDatabase(url)
+        if pool is None:
+            return PostgresDatabase(url)
+        return PostgresDatabase(url, pool[0], pool[1])
     if url.startswith("sqlite:"):
         from folio.store.sqlite import SqliteDatabase
 

@@ -58,13 +58,21 @@ if _cost:
 LZ4 = "SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'"
 
 
+def default_pool_max() -> int:
+    """Connections a process keeps at most, unless configured: three per core, at least 4
+    and at most 10. More backends than that compete with the server's own process for the
+    cores: on 2 cores, 10 connections made a 25-row page's p99 98-126 ms against 16-19 ms
+    with 4 or 6, for the same throughput or less."""
+    return min(10, max(4, 3 * (os.cpu_count() or 1)))
+
+
 class PostgresDatabase(Database):
     dialect = "postgres"
 
-    def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
+    def __init__(self, url: str, min_size: int = 1, max_size: int | None = None) -> None:
         self.url = url
         self.min_size = min_size
-        self.max_size = max_size
+        self.max_size = max_size if max_size is not None else default_pool_max()
         self._pool: Any = None
         self._count = 0
         self.upkeep: Upkeep | None = None
