@@ -9,7 +9,7 @@ from typing import Any
 
 from folio.caches import BoundedCache, weigh
 from folio.content.query import Populate, SortKey
-from folio.content.sql.joins import link_join
+from folio.content.sql.joins import Join, link_join
 from folio.content.sql.layout import (
     FILES_LINK_TABLE,
     FILES_TABLE,
@@ -173,6 +173,16 @@ class Populator:
                 "WHERE q.rank__ > ? AND q.rank__ <= ? ORDER BY q.parent__, q.rank__",
                 [*params, entry.start, entry.start + entry.limit],
             )
+        elif self.dialect == "sqlite" and not entry.sort and not (join.inverse and join.status):
+            # SQLite reads the links through the index that starts with the parent key
+            # (source_id, position, target; or target, locale, inv_position, source_id),
+            # one parent after the other in key order: ordered by that index, the rows need
+            # no sort (a category's thousand articles: 13.5 -> 7.0 ms, 2.1 -> 1.7 ms for
+            # two fields). Positions do not repeat within a parent; where copies share one
+            # (a document's locale versions), the source row decides
+            rows = yield query(
+                f"SELECT {sel.sql}, {parent} {joined} ORDER BY {_index_order(join)}", params
+            )
         elif entry.sort or self.dialect != "sqlite" or narrow_selection(target, entry.fields):
             # rows are grouped by parent in the order they come, so an inverse relation's
             # rows need no order by their parent's (text) documentId: sorting a thousand
@@ -309,6 +319,15 @@ def _set_counts(docs: list[dict[str, Any]], key: str, name: str, rows: list[Any]
     counts = {parent: int(n) for parent, n in rows}
     for doc in docs:
         doc[name] = {"count": counts.get(doc[key], 0)}
+
+
+def _index_order(join: Join) -> str:
+    """The ORDER BY of a populated relation's rows that a link table's index yields as it is
+    walked for a list of parents (the parent key, then the link's position and the next
+    index column)."""
+    if join.inverse:
+        return f"{', '.join(join.keys)}, {join.order}, l.source_id"
+    return f"{join.keys[0]}, {join.order}, l.target_document_id"
 
 
 def _link_order(row: Any) -> tuple[bool, float, int]:
