@@ -98,7 +98,7 @@ class Settings:
     port: int = 1337
     database_url: str = "sqlite:///.tmp/data.db"
     # PostgreSQL connections a process keeps: (at least, at most); None: the driver's default
-    database_pool: tuple[int, int] | None = None
+    database_pool: tuple[int, int | None] | None = None
     rest_default_limit: int = 25
     rest_max_limit: int = 100
     rest_with_count: bool = True
@@ -210,20 +210,19 @@ def load_settings(app_dir: Path) -> Settings:
     return s
 
 
-def _pool(value: Any, where: str = "config/database pool") -> tuple[int, int] | None:
-    """`{"min": n, "max": m}` (either may be left out) as (min, max), or None."""
+def _pool(value: Any, where: str = "config/database pool") -> tuple[int, int | None] | None:
+    """`{"min": n, "max": m}` (either may be left out: max None is the driver's default) as
+    (min, max), or None."""
     if value is None:
         return None
     if not isinstance(value, dict):
         raise ConfigError(f"{where} must be an object with `min` and `max`")
-    from folio.store.postgres import default_pool_max
-
     try:
-        high = int(value["max"]) if value.get("max") is not None else default_pool_max()
-        low = int(value["min"]) if value.get("min") is not None else min(1, high)
+        high = int(value["max"]) if value.get("max") is not None else None
+        low = int(value["min"]) if value.get("min") is not None else 1
     except (TypeError, ValueError):
         raise ConfigError(f"{where}: `min` and `max` must be whole numbers") from None
-    if high < 1 or low < 0 or low > high:
+    if low < 0 or (high is not None and (high < 1 or low > high)):
         raise ConfigError(f"{where}: needs 0 <= min <= max and max >= 1 (got {low}, {high})")
     return low, high
 

@@ -54,7 +54,7 @@ def invalid_value(reason: str) -> ValidationError:
 
 
 def open_database(
-    url: str, app_dir: str | None = None, pool: tuple[int, int] | None = None
+    url: str, app_dir: str | None = None, pool: tuple[int, int | None] | None = None
 ) -> Database:
     """The database of `url`; `pool`: PostgreSQL's (min, max) connections (SQLite has one
     writer and a reader per thread, whatever it says)."""
