@@ -87,3 +87,59 @@ def test_a_bad_model_stops_start_up_with_a_clear_message(tmp_path: Path) -> None
     assert "src/api/article/content-types/article/schema.json" in proc.stderr
     assert "views" in proc.stderr
     assert "`min` must be a number" in proc.stderr
+
+
+def test_responses_keep_their_framing_on_one_connection(served: tuple[str, str]) -> None:
+    """The server sends a response's head and body together (one write when the body is
+    small, two when it is large): on one kept-alive connection, a run of responses of every
+    shape (JSON, empty, HEAD, errors, a large file and its range-less HEAD) each arrive
+    whole, with the length they announce."""
+    import http.client
+    import os
+    import uuid
+
+    base, token = served
+    host, port = base.removeprefix("http://").split(":")
+    big = os.urandom(600 * 1024)  # past the size a body is joined to its head
+    boundary = uuid.uuid4().hex
+    form = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="files"; filename="big.bin"'
+            f"\r\nContent-Type: application/octet-stream\r\n\r\n"
+        ).encode()
+        + big
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    auth = {"Authorization": f"Bearer {token}"}
+
+    def call(method: str, path: str, body: bytes | None = None, **headers: str) -> Any:
+        conn.request(method, path, body=body, headers={**auth, **headers})
+        r = conn.getresponse()
+        data = r.read()
+        length = r.getheader("content-length")
+        if method != "HEAD" and length is not None:
+            assert len(data) == int(length), path
+        return r.status, data, r
+
+    status, data, _ = call(
+        "POST", "/api/upload", form, **{"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    )
+    assert status == 201, data[:300]
+    url = json.loads(data)[0]["url"]
+    for _ in range(3):
+        status, data, _ = call("GET", "/api/i18n/locales")
+        assert status == 200 and json.loads(data)[0]["code"] == "en"
+        status, data, _ = call("GET", "/_health")
+        assert (status, data) == (204, b"")
+        status, data, r = call("HEAD", "/openapi.json")
+        assert status == 200 and data == b"" and int(r.getheader("content-length")) > 0
+        status, data, _ = call("GET", "/openapi.json")
+        assert status == 200 and json.loads(data)["openapi"].startswith("3.")
+        status, data, _ = call("GET", "/api/nothing-here")
+        assert status == 404 and json.loads(data)["error"]["status"] == 404
+        status, data, _ = call("GET", url)
+        assert status == 200 and data == big
+        status, data, r = call("HEAD", url)
+        assert status == 200 and data == b"" and r.getheader("content-length") == str(len(big))
+    conn.close()

@@ -92,8 +92,10 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     try:
         import uvloop  # noqa: F401
 
+        from folio.http.transport import JoiningHttpToolsProtocol
+
         options["loop"] = "uvloop"
-        options["http"] = "httptools"
+        options["http"] = JoiningHttpToolsProtocol
     except ImportError:  # pragma: no cover
         pass
     if reload:
