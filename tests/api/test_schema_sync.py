@@ -236,3 +236,34 @@ def test_jsonb_columns_of_an_earlier_layout_become_json(
         raw = api.client.get(path + "?fields[0]=meta").text
         assert '"meta":{"b":1,"a":[{"y":2,"x":1}]}' in raw
     assert asyncio.run(column_type()) == "json"
+
+
+ARTICLE = Path("src/api/article/content-types/article/schema.json")
+
+
+def test_a_zone_entry_of_a_kind_the_zone_no_longer_allows_is_still_read(
+    app_dir: Path, url: str
+) -> None:
+    """A dynamic zone's model drops one of its components: the entries of that kind
+    already stored are still listed, in their place, with the others (and with the other
+    component fields of the same populate)."""
+    blocks = [
+        {"__component": "shared.quote", "title": "Q1", "body": "first"},
+        {"__component": "shared.rich-text", "body": "middle"},
+        {"__component": "shared.quote", "title": "Q2", "body": "last"},
+    ]
+    with running(app_dir, url) as api:
+        doc = api.create(
+            "articles",
+            {"title": "Zoned", "blocks": blocks, "seo": {"metaTitle": "M"}, "links": []},
+        )
+    edit_model(app_dir, ARTICLE, lambda a: a["blocks"].update(components=["shared.rich-text"]))
+    with running(app_dir, url) as api:
+        path = f"/api/articles/{doc['documentId']}?populate[blocks]=true&populate[seo]=true"
+        got = api.get(path).json()["data"]
+        assert [(b["__component"], b.get("title"), b["body"]) for b in got["blocks"]] == [
+            ("shared.quote", "Q1", "first"),
+            ("shared.rich-text", None, "middle"),
+            ("shared.quote", "Q2", "last"),
+        ]
+        assert got["seo"]["metaTitle"] == "M"

@@ -33,8 +33,9 @@ ALLOWED = {
     "errors": set(),
 }
 # top-level modules that belong to a layer of another name
-# `caches` is a dependency-free utility, importable from every layer
-MODULE_LAYERS = {"hooks": "app", "extensions": "app", "caches": "errors"}
+# `caches` and `transport` (the HTTP server's socket writes) are dependency-free utilities,
+# importable from every layer
+MODULE_LAYERS = {"hooks": "app", "extensions": "app", "caches": "errors", "transport": "errors"}
 # where SQL statements may be written: the store and the planner
 SQL_HOMES = ("store", "content/sql")
 SQL_STATEMENT = re.compile(

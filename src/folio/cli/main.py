@@ -92,7 +92,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     try:
         import uvloop  # noqa: F401
 
-        from folio.http.transport import JoiningHttpToolsProtocol
+        from folio.transport import JoiningHttpToolsProtocol
 
         options["loop"] = "uvloop"
         options["http"] = JoiningHttpToolsProtocol

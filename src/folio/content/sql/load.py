@@ -54,11 +54,11 @@ class Populator:
         self.file_type = registry.content_types["plugin::upload.file"]
         self._selections: BoundedCache[Selection] = BoundedCache(1024, 8 * 1024 * 1024)
 
-    def selection(self, schema: Schema, fields: list[str] | None) -> Selection:
-        key = (schema.uid, tuple(fields) if fields is not None else None)
+    def selection(self, schema: Schema, fields: list[str] | None, alias: str = "t") -> Selection:
+        key = (schema.uid, tuple(fields) if fields is not None else None, alias)
         sel = self._selections.get(key)
         if sel is None:
-            sel = build_selection(schema, fields, self.dialect, "t")
+            sel = build_selection(schema, fields, self.dialect, alias)
             self._selections.put(key, sel, weigh(key) + 8 * len(sel.sql) + 2000)
         return sel
 
@@ -71,16 +71,38 @@ class Populator:
     ) -> Program:
         if not docs or not populate:
             return
+        # fields are read grouped by kind, and answered in the populate's order
+        names = [
+            name
+            for name, entry in populate.items()
+            if entry.attr.type != LOCALIZATIONS or isinstance(schema, ContentType)
+        ]
+        for doc in docs:
+            for name in names:
+                doc[name] = None
+        parts = [
+            entry
+            for entry in populate.values()
+            if entry.attr.type == "dynamiczone"
+            or (entry.attr.type == "component" and not entry.count)
+        ]
+        if parts:
+            yield from self._parts(schema, docs, parts, ctx)
+        # media fields asking the same of their files, without filters or sort: together
+        media: dict[Any, list[Populate]] = defaultdict(list)
+        for entry in populate.values():
+            if entry.attr.type == "media":
+                alone = entry.filters is not None or bool(entry.sort)
+                fields = tuple(entry.fields) if entry.fields is not None else None
+                media[id(entry) if alone else ("same", fields)].append(entry)
+        for group in media.values():
+            yield from self._media(schema, docs, group)
         for entry in populate.values():
             attr = entry.attr
             if attr.type == "relation":
                 yield from self._relation(schema, docs, entry, ctx)
-            elif attr.type == "component":
+            elif attr.type == "component" and entry.count:
                 yield from self._component(schema, docs, entry, ctx)
-            elif attr.type == "dynamiczone":
-                yield from self._zone(schema, docs, entry, ctx)
-            elif attr.type == "media":
-                yield from self._media(schema, docs, entry)
             elif attr.type == LOCALIZATIONS and isinstance(schema, ContentType):
                 yield from self._localizations(schema, docs, entry, ctx)
 
@@ -252,66 +274,161 @@ class Populator:
         column = sort_column(key, ctx.status)
         return order_term(sort_expr(column), key.desc, self.dialect, column)
 
-    def _zone(
-        self, schema: Schema, docs: list[dict[str, Any]], entry: Populate, ctx: ReadContext
+    def _parts(
+        self, schema: Schema, docs: list[dict[str, Any]], entries: list[Populate], ctx: ReadContext
     ) -> Program:
-        attr = entry.attr
+        """The populated component fields and dynamic zones of one level in one statement:
+        their entries in the schema's components table, each joined (LEFT JOIN) to the
+        table of the component it holds, a zone's to each kind it allows. A round trip costs
+        PostgreSQL and the server about 0.1 ms: `populate=*` on an article (a component, a
+        repeatable one and a zone of two kinds) made five of them. An entry whose component
+        is filtered out or missing joins nothing and is left out; a zone's entry of a kind
+        the zone no longer allows is read after, as before."""
+        slots: dict[tuple[str, str | None], tuple[Populate, str, Selection, int]] = {}
+        cols = ["c.entity_id", "c.field", "c.component_type", "c.cmp_id"]
+        joins: list[str] = []
+        params: list[Any] = []
+        width = len(cols)
+        for entry in entries:
+            attr = entry.attr
+            if attr.type == "component":
+                kinds = [(str(attr.component), entry.fields, entry.filters)]
+            else:
+                kinds = [
+                    (uid, entry.on_fields.get(uid), None)
+                    for uid in attr.components
+                    if uid in self.registry.components and (not entry.only_on or uid in entry.on)
+                ]
+            for uid, fields, filters in kinds:
+                comp = self.registry.components.get(uid)
+                if comp is None:
+                    continue
+                alias = f"k{len(joins)}"
+                sel = self.selection(comp, fields, alias)
+                on = [f"{alias}.id = c.cmp_id", "c.field = ?"]
+                params.append(attr.name)
+                if attr.type == "dynamiczone":
+                    on.append("c.component_type = ?")
+                    params.append(uid)
+                if filters is not None:
+                    text, more = compile_where(
+                        filters, self.dialect, alias, ctx.filter_status, ctx.filter_locale
+                    )
+                    on.append(text)
+                    params.extend(more)
+                joins.append(f'LEFT JOIN "{comp.table}" {alias} ON {" AND ".join(on)}')
+                cols.append(sel.sql)
+                slots[(attr.name, uid if attr.type == "dynamiczone" else None)] = (
+                    entry,
+                    uid,
+                    sel,
+                    width,
+                )
+                width += len(sel.keys)
         keys = sorted({int(d["id"]) for d in docs})
+        names = [entry.attr.name for entry in entries]
         rows = yield query(
-            f'SELECT entity_id, cmp_id, component_type FROM "{components_table_name(schema)}" '
-            f"WHERE entity_id IN ({marks(len(keys))}) AND field = ? "
-            "ORDER BY entity_id, position",
-            [*keys, attr.name],
+            f'SELECT {", ".join(cols)} FROM "{components_table_name(schema)}" c {" ".join(joins)} '
+            f"WHERE c.entity_id IN ({marks(len(keys))}) AND c.field IN ({marks(len(names))}) "
+            "ORDER BY c.entity_id, c.field, c.position",
+            [*params, *keys, *names],
         )
-        by_type: dict[str, list[int]] = defaultdict(list)
-        for _, cmp_id, uid in rows:
-            by_type[uid].append(int(cmp_id))
-        loaded: dict[tuple[str, int], dict[str, Any]] = {}
-        for uid, ids in by_type.items():
-            comp = self.registry.components.get(uid)
-            if comp is None or (entry.only_on and uid not in entry.on):
+        zones = {entry.attr.name for entry in entries if entry.attr.type == "dynamiczone"}
+        # (entity, field) -> its entries in order: (component uid, item or None, cmp_id)
+        found: dict[tuple[int, str], list[tuple[str, dict[str, Any] | None, int]]] = defaultdict(
+            list
+        )
+        by_kind: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        stray: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for row in rows:
+            entity, name, uid = int(row[0]), str(row[1]), str(row[2])
+            slot = slots.get((name, uid if name in zones else None))
+            if slot is None:
+                # a zone's entry of a kind it no longer allows (or not asked for)
+                entry = next(e for e in entries if e.attr.name == name)
+                if uid in self.registry.components and (not entry.only_on or uid in entry.on):
+                    found[(entity, name)].append((uid, None, int(row[3])))
+                    stray[(name, uid)].append(int(row[3]))
                 continue
-            sel = self.selection(comp, entry.on_fields.get(uid))
+            entry, _, sel, start = slot
+            if row[start] is None:
+                continue  # filtered out, or a missing row
+            item = sel.documents([row[start : start + len(sel.keys)]])[0]
+            found[(entity, name)].append((uid, item, int(row[3])))
+            by_kind[(name, uid)].append(item)
+        strays: dict[tuple[str, int], dict[str, Any]] = {}
+        for (name, uid), ids in stray.items():
+            comp = self.registry.components[uid]
+            zone = next(e for e in entries if e.attr.name == name)
+            sel = self.selection(comp, zone.on_fields.get(uid))
             got = yield query(
                 f'SELECT {sel.sql} FROM "{comp.table}" t WHERE t.id IN ({marks(len(ids))})', ids
             )
             items = sel.documents(got)
             for item in items:
-                loaded[(uid, int(item["id"]))] = {"__component": uid, **item}
-            nested = entry.on.get(uid)
+                strays[(uid, int(item["id"]))] = item
+            nested = zone.on.get(uid)
             if nested:
                 yield from self.load(comp, items, nested, ctx)
-                for item in items:
-                    loaded[(uid, int(item["id"]))] = {"__component": uid, **item}
-        out: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        for entity_id, cmp_id, uid in rows:
-            got_item = loaded.get((uid, int(cmp_id)))
-            if got_item is not None:
-                out[int(entity_id)].append(got_item)
-        for doc in docs:
-            doc[attr.name] = out.get(int(doc["id"]), [])
+        for entry in entries:
+            attr = entry.attr
+            if attr.type == "component":
+                if entry.children:
+                    comp = self.registry.components[str(attr.component)]
+                    items = by_kind.get((attr.name, str(attr.component)), [])
+                    yield from self.load(comp, items, entry.children, ctx)
+                for doc in docs:
+                    got = [
+                        part
+                        for _, part, _ in found.get((int(doc["id"]), attr.name), [])
+                        if part is not None
+                    ]
+                    doc[attr.name] = got if attr.repeatable else (got[0] if got else None)
+                continue
+            for uid, nested in entry.on.items():
+                kind = self.registry.components.get(uid)
+                if nested and kind is not None:
+                    yield from self.load(kind, by_kind.get((attr.name, uid), []), nested, ctx)
+            for doc in docs:
+                out = []
+                for uid, part, cmp_id in found.get((int(doc["id"]), attr.name), []):
+                    got_item = part if part is not None else strays.get((uid, cmp_id))
+                    if got_item is not None:
+                        out.append({"__component": uid, **got_item})
+                doc[attr.name] = out
 
-    def _media(self, schema: Schema, docs: list[dict[str, Any]], entry: Populate) -> Program:
-        attr = entry.attr
-        sel = self.selection(self.file_type, entry.fields)
+    def _media(
+        self, schema: Schema, docs: list[dict[str, Any]], entries: list[Populate]
+    ) -> Program:
+        """Media fields of one level: together in one statement when they select the same
+        file fields and have no filters or sort of their own (a cover and a gallery), each
+        alone otherwise."""
+        first = entries[0]
+        sel = self.selection(self.file_type, first.fields)
         keys = sorted({int(d["id"]) for d in docs})
-        params: list[Any] = [schema.uid, attr.name, *keys]
+        names = [entry.attr.name for entry in entries]
+        params: list[Any] = [schema.uid, *names, *keys]
         narrow = ""
-        if entry.filters is not None:
-            text, more = compile_where(entry.filters, self.dialect, "t")
+        if first.filters is not None:
+            text, more = compile_where(first.filters, self.dialect, "t")
             narrow = f" AND {text}"
             params.extend(more)
-        order = "".join(self._order(k, ReadContext("published", None)) + ", " for k in entry.sort)
+        order = "".join(self._order(k, ReadContext("published", None)) + ", " for k in first.sort)
         rows = yield query(
-            f'SELECT {sel.sql}, m.related_id FROM "{FILES_LINK_TABLE}" m JOIN "{FILES_TABLE}" t '
-            f"ON t.id = m.file_id WHERE m.related_type = ? AND m.field = ? AND m.related_id IN "
-            f"({marks(len(keys))}){narrow} ORDER BY m.related_id, {order}m.position",
+            f'SELECT {sel.sql}, m.field, m.related_id FROM "{FILES_LINK_TABLE}" m JOIN '
+            f'"{FILES_TABLE}" t ON t.id = m.file_id WHERE m.related_type = ? AND m.field IN '
+            f"({marks(len(names))}) AND m.related_id IN ({marks(len(keys))}){narrow} "
+            f"ORDER BY m.related_id, m.field, {order}m.position",
             params,
         )
-        found = sel.grouped(rows)
-        for doc in docs:
-            items = found.get(doc["id"], [])
-            doc[attr.name] = items if attr.multiple else (items[0] if items else None)
+        found: dict[tuple[Any, str], list[dict[str, Any]]] = defaultdict(list)
+        for row, item in zip(rows, sel.documents(rows), strict=True):
+            found[(row[-1], row[-2])].append(item)
+        for entry in entries:
+            attr = entry.attr
+            for doc in docs:
+                items = found.get((doc["id"], attr.name), [])
+                doc[attr.name] = items if attr.multiple else (items[0] if items else None)
 
 
 def _set_counts(docs: list[dict[str, Any]], key: str, name: str, rows: list[Any]) -> None:
