@@ -305,11 +305,18 @@ class Populator:
                     continue
                 alias = f"k{len(joins)}"
                 sel = self.selection(comp, fields, alias)
-                on = [f"{alias}.id = c.cmp_id", "c.field = ?"]
-                params.append(attr.name)
+                # the entry's own component row, found by a key that is NULL on the rows of
+                # other fields and kinds: those skip the probe instead of filtering its row
+                # out after it (the planners apply the field test after the join)
                 if attr.type == "dynamiczone":
-                    on.append("c.component_type = ?")
-                    params.append(uid)
+                    on = [
+                        f"{alias}.id = CASE WHEN c.field = ? AND c.component_type = ? "
+                        "THEN c.cmp_id END"
+                    ]
+                    params.extend([attr.name, uid])
+                else:
+                    on = [f"{alias}.id = CASE WHEN c.field = ? THEN c.cmp_id END"]
+                    params.append(attr.name)
                 if filters is not None:
                     text, more = compile_where(
                         filters, self.dialect, alias, ctx.filter_status, ctx.filter_locale
