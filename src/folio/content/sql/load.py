@@ -1,6 +1,6 @@
-"""Loading populated fields for a page of documents in batches: one statement per
-populated field and level (a dynamic zone: one for its entries plus one per component kind
-present), whatever the number of documents."""
+"""Loading populated fields for a page of documents in batches, whatever the number of
+documents: per level, one statement per populated relation, one for all the component fields
+and dynamic zones, one for the media fields that ask the same of their files."""
 
 from __future__ import annotations
 
