@@ -1356,3 +1356,35 @@ def test_a_writes_query_parameters_are_checked_before_its_body(api: Api) -> None
         headers={"content-type": "application/json"},
     )
     assert "Unknown locale" in failed(r)["message"]
+
+
+@pytest.mark.parametrize("joined", [0, 1, 2])
+def test_component_kinds_past_one_statement_read_the_same(
+    api: Api, monkeypatch: pytest.MonkeyPatch, joined: int
+) -> None:
+    """A level's component fields and zones are read in one statement that joins at most
+    so many component tables; a zone's kinds past it are read kind by kind, with the same
+    answer (fields asked per kind, nested populates, order)."""
+    from folio.content.sql import load
+
+    blocks = [
+        {"__component": "shared.rich-text", "body": "one"},
+        {"__component": "shared.quote", "title": "Q", "body": "two"},
+        {"__component": "shared.rich-text", "body": "three"},
+    ]
+    doc = article(
+        api,
+        blocks=blocks,
+        seo={"metaTitle": "M", "metaDescription": "D"},
+        links=[{"label": "a", "url": "https://a.test"}, {"label": "b", "url": "https://b.test"}],
+    )
+    paths = [
+        f"/api/articles/{doc['documentId']}?populate=*",
+        "/api/articles?populate[blocks][on][shared.quote][fields][0]=title"
+        "&populate[blocks][on][shared.rich-text]=true&populate[links]=true",
+    ]
+    expected = [api.get(path).json() for path in paths]
+    assert [b["body"] for b in expected[0]["data"]["blocks"]] == ["one", "two", "three"]
+    monkeypatch.setattr(load, "JOINED_KINDS", joined)
+    for path, want in zip(paths, expected, strict=True):
+        assert api.get(path).json() == want

@@ -24,6 +24,8 @@ from folio.schema.model import ContentType, Registry, Schema
 from folio.store.program import Program, marks, query
 
 LOCALIZATIONS = "localizations"
+# the most component tables one statement joins for a level's component fields and zones
+JOINED_KINDS = 32
 
 
 class ReadContext:
@@ -289,7 +291,10 @@ class Populator:
         joins: list[str] = []
         params: list[Any] = []
         width = len(cols)
-        for entry in entries:
+        # component fields first: each is joined; a zone's kinds past JOINED_KINDS are read
+        # after, kind by kind (SQLite joins at most 64 tables)
+        ordered = sorted(entries, key=lambda e: e.attr.type != "component")
+        for entry in ordered:
             attr = entry.attr
             if attr.type == "component":
                 kinds = [(str(attr.component), entry.fields, entry.filters)]
@@ -301,7 +306,7 @@ class Populator:
                 ]
             for uid, fields, filters in kinds:
                 comp = self.registry.components.get(uid)
-                if comp is None:
+                if comp is None or (attr.type == "dynamiczone" and len(joins) >= JOINED_KINDS):
                     continue
                 alias = f"k{len(joins)}"
                 sel = self.selection(comp, fields, alias)
