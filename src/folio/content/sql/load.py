@@ -88,7 +88,15 @@ class Populator:
             if entry.attr.type == "dynamiczone"
             or (entry.attr.type == "component" and not entry.count)
         ]
-        if parts:
+        if self.dialect == "sqlite":
+            # no round trip to save: each component field alone (its rows converted in one
+            # batch), a zone in one statement with its kinds
+            for entry in parts:
+                if entry.attr.type == "component":
+                    yield from self._component(schema, docs, entry, ctx)
+                else:
+                    yield from self._parts(schema, docs, [entry], ctx)
+        elif parts:
             yield from self._parts(schema, docs, parts, ctx)
         # media fields asking the same of their files, without filters or sort: together
         media: dict[Any, list[Populate]] = defaultdict(list)
