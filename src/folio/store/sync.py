@@ -7,7 +7,7 @@ from __future__ import annotations
 import orjson
 
 from folio.errors import SchemaSyncError
-from folio.store.program import Program, execute, query
+from folio.store.program import Program, Stmt, execute, query
 from folio.store.tables import Column, Table
 
 STATE_TABLE = "folio_schema"
@@ -89,10 +89,7 @@ def sync_schema(dialect: str, tables: list[Table]) -> Program:
                     changes.append(f"added column {table.name}.{col.name}")
                     continue
                 if (present[col.name], col.sql[dialect]) in PG_RETYPES and dialect == "postgres":
-                    yield execute(
-                        f'ALTER TABLE "{table.name}" ALTER COLUMN "{col.name}" TYPE '
-                        f'{col.sql[dialect]} USING "{col.name}"::{col.sql[dialect]}'
-                    )
+                    yield _retype(table, col, dialect)
                     changes.append(
                         f"changed column {table.name}.{col.name} from {present[col.name]} "
                         f"to {col.sql[dialect].lower()}"
@@ -148,6 +145,15 @@ def _sync_indexes(dialect: str, table: Table, changes: list[str]) -> Program:
         )
 
 
+def _retype(table: Table, col: Column, dialect: str) -> Stmt:
+    """PostgreSQL: the column converted in place to its definition, every value cast."""
+    definition = col.sql[dialect]
+    return execute(
+        f'ALTER TABLE "{table.name}" ALTER COLUMN "{col.name}" TYPE {definition} '
+        f'USING "{col.name}"::{definition}'
+    )
+
+
 def _change_type(dialect: str, table: Table, col: Column, old: str, changes: list[str]) -> Program:
     rows = yield query(f'SELECT COUNT(*) FROM "{table.name}" WHERE "{col.name}" IS NOT NULL')
     in_use = rows[0][0] > 0
@@ -163,11 +169,7 @@ def _change_type(dialect: str, table: Table, col: Column, old: str, changes: lis
             yield execute(f'ALTER TABLE "{table.name}" ADD COLUMN "{col.name}" {col.sql[dialect]}')
         elif dialect == "postgres":
             if in_use:
-                definition = col.sql[dialect]
-                yield execute(
-                    f'ALTER TABLE "{table.name}" ALTER COLUMN "{col.name}" TYPE {definition} '
-                    f'USING "{col.name}"::{definition}'
-                )
+                yield _retype(table, col, dialect)
             else:
                 yield execute(f'ALTER TABLE "{table.name}" DROP COLUMN "{col.name}"')
                 yield execute(

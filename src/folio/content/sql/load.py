@@ -294,7 +294,8 @@ class Populator:
         repeatable one and a zone of two kinds) made five of them. An entry whose component
         is filtered out or missing joins nothing and is left out; a zone's entry of a kind
         the zone no longer allows is read after, as before."""
-        slots: dict[tuple[str, str | None], tuple[Populate, str, Selection, int]] = {}
+        # (field, zone kind or None) -> the selection of its table and its first column
+        slots: dict[tuple[str, str | None], tuple[Selection, int]] = {}
         cols = ["c.entity_id", "c.field", "c.component_type", "c.cmp_id"]
         joins: list[str] = []
         params: list[Any] = []
@@ -338,12 +339,7 @@ class Populator:
                     params.extend(more)
                 joins.append(f'LEFT JOIN "{comp.table}" {alias} ON {" AND ".join(on)}')
                 cols.append(sel.sql)
-                slots[(attr.name, uid if attr.type == "dynamiczone" else None)] = (
-                    entry,
-                    uid,
-                    sel,
-                    width,
-                )
+                slots[(attr.name, uid if attr.type == "dynamiczone" else None)] = (sel, width)
                 width += len(sel.keys)
         keys = sorted({int(d["id"]) for d in docs})
         names = [entry.attr.name for entry in entries]
@@ -353,7 +349,8 @@ class Populator:
             "ORDER BY c.entity_id, c.field, c.position",
             [*params, *keys, *names],
         )
-        zones = {entry.attr.name for entry in entries if entry.attr.type == "dynamiczone"}
+        by_name = {entry.attr.name: entry for entry in entries}
+        zones = {name for name, entry in by_name.items() if entry.attr.type == "dynamiczone"}
         # (entity, field) -> its entries in order: (component uid, item or None, cmp_id)
         found: dict[tuple[int, str], list[tuple[str, dict[str, Any] | None, int]]] = defaultdict(
             list
@@ -365,12 +362,12 @@ class Populator:
             slot = slots.get((name, uid if name in zones else None))
             if slot is None:
                 # a zone's entry of a kind it no longer allows (or not asked for)
-                entry = next(e for e in entries if e.attr.name == name)
-                if uid in self.registry.components and (not entry.only_on or uid in entry.on):
+                zone = by_name[name]
+                if uid in self.registry.components and (not zone.only_on or uid in zone.on):
                     found[(entity, name)].append((uid, None, int(row[3])))
                     stray[(name, uid)].append(int(row[3]))
                 continue
-            entry, _, sel, start = slot
+            sel, start = slot
             if row[start] is None:
                 continue  # filtered out, or a missing row
             item = sel.documents([row[start : start + len(sel.keys)]])[0]
@@ -379,7 +376,7 @@ class Populator:
         strays: dict[tuple[str, int], dict[str, Any]] = {}
         for (name, uid), ids in stray.items():
             comp = self.registry.components[uid]
-            zone = next(e for e in entries if e.attr.name == name)
+            zone = by_name[name]
             sel = self.selection(comp, zone.on_fields.get(uid))
             got = yield query(
                 f'SELECT {sel.sql} FROM "{comp.table}" t WHERE t.id IN ({marks(len(ids))})', ids

@@ -18,16 +18,21 @@ def sort_column(key: SortKey, status: str) -> str:
     expression (a related field's subquery, the text of a JSON field)."""
     if not key.steps:
         if key.field.kind.sorted_as_text:
-            return f'(CAST(t."{key.field.column}" AS TEXT))'
+            return f"({_value(key, 't')})"
         return key.field.column
     return _path_expr(key, 0, "t", status)
 
 
+def _value(key: SortKey, alias: str) -> str:
+    """The sorted field's value on the row `alias` (a JSON field's as text: PostgreSQL's
+    json has no order)."""
+    column = f'{alias}."{key.field.column}"'
+    return f"CAST({column} AS TEXT)" if key.field.kind.sorted_as_text else column
+
+
 def _path_expr(key: SortKey, depth: int, alias: str, status: str) -> str:
     if depth == len(key.steps):
-        if key.field.kind.sorted_as_text:
-            return f'CAST({alias}."{key.field.column}" AS TEXT)'
-        return f'{alias}."{key.field.column}"'
+        return _value(key, alias)
     schema, attr, target = key.steps[depth]
     x, link = f"x{depth}", f"l{depth}"
     join = link_join(schema, attr, target, link, x)

@@ -15,7 +15,7 @@ from folio.errors import FieldError, validation_failed
 from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import Attribute, ContentType, Registry
 from folio.schema.values import now_utc
-from folio.store.program import Program, execute, query
+from folio.store.program import Program, execute, marks, query
 
 
 def _unique_lock(
@@ -53,8 +53,7 @@ class Versions:
         sql = self._insert_sql.get(key)
         if sql is None:
             cols = ", ".join(f'"{n}"' for n in names)
-            marks = ", ".join("?" * len(names))
-            sql = f'INSERT INTO "{ct.table}" ({cols}) VALUES ({marks}) RETURNING id'
+            sql = f'INSERT INTO "{ct.table}" ({cols}) VALUES ({marks(len(names))}) RETURNING id'
             self._insert_sql[key] = sql
         rows = yield query(sql, list(columns.values()))
         return int(rows[0][0])
