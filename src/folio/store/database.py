@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from folio.errors import ValidationError
-from folio.store.program import Program
+from folio.store.program import Program, Stmt
 
 
 class Database(ABC):
@@ -33,6 +33,12 @@ class Database(ABC):
         or a serialization conflict to another one is run again (PostgreSQL). `light`: a
         write known to be small (a few statements), which SQLite may run on the calling
         thread."""
+
+    @abstractmethod
+    async def write_one(self, stmt: Stmt) -> Any:
+        """Runs one statement that is a whole write by itself (a single-row INSERT with
+        nothing else to keep consistent with it): the statement is its own transaction, so
+        none is opened around it (on PostgreSQL one round trip instead of three)."""
 
     def statements_run(self) -> int:
         """How many statements this database has run (tests assert statement budgets)."""

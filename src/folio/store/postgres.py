@@ -157,6 +157,13 @@ class PostgresDatabase(Database):
         async with self._connection() as conn:
             return await self._run(conn, program)
 
+    async def write_one(self, stmt: Stmt) -> Any:
+        async with self._connection() as conn:
+            result = await self._one(conn, stmt)
+        if self.upkeep is not None:
+            self.upkeep.touched()
+        return result
+
     async def write(self, program: Program | Callable[[], Program], light: bool = False) -> Any:
         attempts = RETRIES if callable(program) else 1
         for attempt in range(attempts):

@@ -128,6 +128,20 @@ class SqliteDatabase(Database):
             self._readers, self._read_sync, program
         )
 
+    def _write_one_sync(self, stmt: Stmt) -> Any:
+        return self._one(self._conn(), stmt)
+
+    async def write_one(self, stmt: Stmt) -> Any:
+        if not self._pending:
+            return self._write_one_sync(stmt)
+        self._pending += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._writer, self._write_one_sync, stmt
+            )
+        finally:
+            self._pending -= 1
+
     async def write(self, program: Program | Callable[[], Program], light: bool = False) -> Any:
         if callable(program):
             program = program()

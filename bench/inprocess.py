@@ -1,0 +1,195 @@
+"""The server's own CPU per benchmark request, without HTTP, sockets or other processes.
+
+Loads the app in this process (on its configured database, seeded e.g. with
+../shared/bench/seed.py against `folio serve`), then calls the ASGI application directly on a
+uvloop event loop, one request at a time, and prints the best of several batches of the
+process CPU per request. Noise from the rest of the machine mostly stays out of it, so two
+versions of the code can be compared to a few percent. `--profile` prints where the time
+went instead (cProfile, sorted by own time).
+
+    .venv/bin/python bench/inprocess.py APP_DIR [--only list,create] [--requests 200]
+        [--batches 5] [--profile | --statements]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import pstats
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import uvloop
+
+sys.path.insert(0, str(Path(__file__).parent))
+from explain import SCENARIOS, Recorder, sample
+
+from folio.app import load_app
+from folio.http.app import build_asgi
+
+WRITES = {
+    "create": ("POST", "/api/tags", "full"),
+    "update": ("PUT", "/api/articles/{document}", "full"),
+}
+
+
+def _scope(method: str, target: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
+    path, _, query = target.partition("?")
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 1400),
+        "state": {},
+    }
+
+
+class Driver:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.status = 0
+        self.size = 0
+        self.keep = False
+        self.body = b""
+
+    async def call(
+        self, method: str, target: str, headers: list[tuple[bytes, bytes]], body: bytes
+    ) -> None:
+        sent = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal sent
+            if sent:
+                await asyncio.sleep(3600)
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                self.status = message["status"]
+                self.size = 0
+                self.body = b""
+            elif message["type"] == "http.response.body":
+                self.size += len(message.get("body", b""))
+                if self.keep:
+                    self.body += message.get("body", b"")
+
+        await self.app(_scope(method, target, headers), receive, send)
+
+    async def fetch(self, target: str) -> Any:
+        self.keep = True
+        try:
+            await self.call("GET", target, [(b"host", b"127.0.0.1")], b"")
+            return json.loads(self.body)
+        finally:
+            self.keep = False
+
+
+def _body(name: str, i: int) -> bytes:
+    if name == "create":
+        return json.dumps({"data": {"name": f"inprocess-{time.time_ns()}-{i}"}}).encode()
+    return json.dumps({"data": {"views": i}}).encode()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("app_dir", type=Path)
+    ap.add_argument("--only", help="comma-separated: " + ", ".join([*SCENARIOS, *WRITES]))
+    ap.add_argument("--requests", type=int, default=200, help="requests per batch")
+    ap.add_argument("--batches", type=int, default=5)
+    ap.add_argument("--profile", action="store_true", help="cProfile one batch instead")
+    ap.add_argument(
+        "--statements", action="store_true", help="print the statements of one request instead"
+    )
+    a = ap.parse_args()
+    names = a.only.split(",") if a.only else [*SCENARIOS, *WRITES]
+    folio = load_app(a.app_dir)
+    asgi = build_asgi(folio)
+    recorder = Recorder(folio.db)
+    tokens = json.loads((a.app_dir / "tokens.json").read_text())
+
+    async def run() -> None:
+        lifespan: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        await lifespan.put({"type": "lifespan.startup"})
+        started = asyncio.Event()
+
+        async def lreceive() -> dict[str, Any]:
+            return await lifespan.get()
+
+        async def lsend(message: dict[str, Any]) -> None:
+            if message["type"].startswith("lifespan.startup"):
+                started.set()
+
+        life = asyncio.ensure_future(
+            asgi({"type": "lifespan", "asgi": {"version": "3.0"}}, lreceive, lsend)
+        )
+        await started.wait()
+        driver = Driver(asgi)
+        loop = asyncio.get_running_loop()
+        values = await loop.run_in_executor(
+            None,
+            sample,
+            lambda path: asyncio.run_coroutine_threadsafe(driver.fetch(path), loop).result(),
+        )
+        for name in names:
+            method, template, token = WRITES.get(name, ("GET", SCENARIOS.get(name, ""), ""))
+            if not template:
+                sys.exit(f"unknown scenario {name}")
+            target = template.format(**values)
+            headers = [(b"host", b"127.0.0.1")]
+            if token:
+                headers.append((b"authorization", f"Bearer {tokens[token]}".encode()))
+                headers.append((b"content-type", b"application/json"))
+            for i in range(20):
+                await driver.call(method, target, headers, _body(name, i) if token else b"")
+            if driver.status >= 300:
+                sys.exit(f"{name}: {method} {target} answered {driver.status}")
+            if a.statements:
+                recorder.stmts, recorder.on = [], True
+                await driver.call(method, target, headers, _body(name, 99) if token else b"")
+                recorder.on = False
+                print(f"== {name}: {len(recorder.stmts)} statement(s)")
+                for stmt in recorder.stmts:
+                    print(f"  {stmt.sql[:160]}")
+                continue
+            if a.profile:
+                prof = cProfile.Profile()
+                prof.enable()
+                for i in range(a.requests):
+                    await driver.call(method, target, headers, _body(name, i) if token else b"")
+                prof.disable()
+                print(f"== {name}")
+                pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+                continue
+            best = float("inf")
+            for b in range(a.batches):
+                bodies = [
+                    _body(name, b * a.requests + i) if token else b"" for i in range(a.requests)
+                ]
+                c0 = time.process_time()
+                for body in bodies:
+                    await driver.call(method, target, headers, body)
+                best = min(best, (time.process_time() - c0) / a.requests * 1000)
+            print(f"{name:22} {best:8.3f} ms cpu/request  ({driver.size} bytes)", flush=True)
+        await lifespan.put({"type": "lifespan.shutdown"})
+        await life
+
+    uvloop.run(run())
+
+
+if __name__ == "__main__":
+    main()
