@@ -226,3 +226,62 @@ def test_a_write_that_loses_a_deadlock_runs_again(backend: str, app_dir: Path) -
     # the first run's insert was rolled back with it
     assert asyncio.run(run()) == 1
     assert len(runs) == 2
+
+
+def test_simultaneous_one_row_creates_are_all_kept(backend: str, app_dir: Path) -> None:
+    """Creates of one row that arrive together (on SQLite, committed together) each get
+    their own document, all readable afterwards."""
+    url = database_url(backend, app_dir)
+
+    async def create(client: httpx.AsyncClient, i: int) -> Any:
+        r = await client.post("/api/tags", json={"data": {"name": f"tag {i}"}})
+        assert r.status_code == 201, r.text
+        return r.json()["data"]
+
+    created = asyncio.run(_together(app_dir, url, create, 40))
+    assert len({doc["documentId"] for doc in created}) == 40
+    assert [doc["name"] for doc in created] == [f"tag {i}" for i in range(40)]
+
+    async def read(client: httpx.AsyncClient, i: int) -> Any:
+        r = await client.get("/api/tags?pagination[pageSize]=100&sort=name")
+        return r.json()["data"]
+
+    (listed,) = asyncio.run(_together(app_dir, url, read, 1))
+    assert sorted(d["documentId"] for d in listed) == sorted(d["documentId"] for d in created)
+
+
+def test_one_statement_writes_together_fail_alone(backend: str, app_dir: Path) -> None:
+    """Of one-statement writes sent together, one that the database refuses fails alone:
+    the others are committed."""
+    from folio.store.database import open_database
+    from folio.store.program import execute, query
+
+    url = database_url(backend, app_dir)
+
+    async def run() -> tuple[list[Any], list[Any]]:
+        db = open_database(url, str(app_dir))
+        await db.start()
+        try:
+            await db.write_one(execute("CREATE TABLE scratch_one (k INTEGER PRIMARY KEY)"))
+            sent = [1, 2, 2, 3]  # the second 2 breaks the key
+            answers = await asyncio.gather(
+                *(
+                    db.write_one(execute("INSERT INTO scratch_one (k) VALUES (?)", (k,)))
+                    for k in sent
+                ),
+                return_exceptions=True,
+            )
+            rows = await db.read(_rows(query("SELECT k FROM scratch_one ORDER BY k")))
+            await db.write_one(execute("DROP TABLE scratch_one"))
+            return answers, rows
+        finally:
+            await db.close()
+
+    answers, rows = asyncio.run(run())
+    assert [isinstance(a, Exception) for a in answers] == [False, False, True, False]
+    assert [r[0] for r in rows] == [1, 2, 3]
+
+
+def _rows(stmt: Any) -> Any:
+    rows = yield stmt
+    return rows
