@@ -164,7 +164,7 @@ def main() -> None:
                 recorder.on = False
                 print(f"== {name}: {len(recorder.stmts)} statement(s)")
                 for stmt in recorder.stmts:
-                    print(f"  {stmt.sql[:160]}")
+                    print(f"  {stmt.sql}")
                 continue
             if a.profile:
                 prof = cProfile.Profile()

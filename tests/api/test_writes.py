@@ -1447,3 +1447,45 @@ def test_a_create_with_more_than_its_row_still_writes_everything(api: Api) -> No
     r = api.post("/api/categories", {"data": {"name": "Two", "slug": "one"}})
     assert one_error(r) == (["slug"], "This attribute must be unique")
     assert len(api.get("/api/categories").json()["data"]) == 1
+
+
+# ---------------------------------------------------------------- totals after writes
+
+
+def test_a_lists_total_follows_every_write(api: Api) -> None:
+    """The total of a list (kept between reads on SQLite while nothing is written) follows
+    creates, updates, deletes, and on SQLite the writes of another connection to the file."""
+
+    def total(query: str = "") -> int:
+        r = api.get(f"/api/articles?status=draft{query}")
+        assert r.status_code == 200, r.text
+        return int(r.json()["meta"]["pagination"]["total"])
+
+    filtered = "&filters[title][$containsi]=needle"
+    assert (total(), total(filtered)) == (0, 0)
+    first = api.create("articles", {"title": "a needle"}, "?status=draft")
+    assert (total(), total(filtered)) == (1, 1)
+    assert (total(), total(filtered)) == (1, 1)
+    tag = api.create("tags", {"name": "t"})
+    # a write with links (run as a whole program, not as one statement)
+    api.create(
+        "articles", {"title": "another needle", "tags": [tag["documentId"]]}, "?status=draft"
+    )
+    assert (total(), total(filtered)) == (2, 2)
+    r = api.put(f"/api/articles/{first['documentId']}?status=draft", {"data": {"title": "hay"}})
+    assert r.status_code == 200, r.text
+    assert (total(), total(filtered)) == (2, 1)
+    assert api.delete(f"/api/articles/{first['documentId']}").status_code == 204
+    assert (total(), total(filtered)) == (1, 1)
+    if api.folio.db.dialect == "sqlite":
+        import sqlite3
+
+        other = sqlite3.connect(api.folio.db.path)  # type: ignore[attr-defined]
+        with other:
+            other.execute(
+                "INSERT INTO articles (document_id, locale, title, created_at, updated_at) "
+                "VALUES ('otherconnection0000000000', 'en', 'needle too', "
+                "'2024-01-01 00:00:00.000', '2024-01-01 00:00:00.000')"
+            )
+        other.close()
+        assert (total(), total(filtered)) == (2, 2)

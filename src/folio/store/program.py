@@ -18,14 +18,19 @@ def marks(n: int) -> str:
 
 
 class Stmt:
-    """One statement with `?` placeholders; `rows` says whether its rows are wanted."""
+    """One statement with `?` placeholders; `rows` says whether its rows are wanted;
+    `memo`: a read whose answer a database may keep and give again while nothing has been
+    written (see `count_query`)."""
 
-    __slots__ = ("params", "rows", "sql")
+    __slots__ = ("memo", "params", "rows", "sql")
 
-    def __init__(self, sql: str, params: Sequence[Any] = (), rows: bool = True) -> None:
+    def __init__(
+        self, sql: str, params: Sequence[Any] = (), rows: bool = True, memo: bool = False
+    ) -> None:
         self.sql = sql
         self.params = params
         self.rows = rows
+        self.memo = memo
 
 
 class Batch:
@@ -42,6 +47,12 @@ Program = Generator[Stmt | Batch, Any, Any]
 
 def query(sql: str, params: Sequence[Any] = ()) -> Stmt:
     return Stmt(sql, params, True)
+
+
+def count_query(sql: str, params: Sequence[Any] = ()) -> Stmt:
+    """A count of a list: the one part of a page's read whose cost grows with the table
+    rather than with the page, and one row to keep."""
+    return Stmt(sql, params, True, True)
 
 
 def execute(sql: str, params: Sequence[Any] = ()) -> Stmt:

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from folio.caches import BoundedCache, weigh
 from folio.store.database import Database, invalid_value
 from folio.store.program import Batch, Program, Stmt
 
@@ -52,6 +53,7 @@ class SqliteDatabase(Database):
         self._count = 0
         self._pending = 0  # writes sent to the writer thread and not finished
         self._group: list[tuple[Stmt, asyncio.Future[Any]]] = []  # write_one's, to commit
+        self._written = 0  # moves before and after each write of this process
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -102,6 +104,8 @@ class SqliteDatabase(Database):
 
     def _one(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
         self._count += 1
+        if stmt.memo and not conn.in_transaction:
+            return self._remembered(conn, stmt)
         try:
             cursor = conn.execute(stmt.sql, stmt.params)
         except OverflowError as exc:  # an integer past 64 bits
@@ -110,17 +114,41 @@ class SqliteDatabase(Database):
             return cursor.fetchall()
         return cursor.rowcount
 
+    def _remembered(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
+        """A memo statement's rows, run again only after a write: one of this process
+        (`_written`, counted around each) or any other connection's, this process's writer
+        thread's included (`PRAGMA data_version` changes for this connection when another
+        one commits). A count of a filtered list of 1,600 articles costs 0.07-0.2 ms; the
+        check costs a few microseconds."""
+        memos: BoundedCache[tuple[tuple[int, int], Any]] | None = getattr(
+            self._local, "memos", None
+        )
+        if memos is None:
+            memos = self._local.memos = BoundedCache(512, 1024 * 1024)
+        token = (self._written, conn.execute("PRAGMA data_version").fetchone()[0])
+        key = (stmt.sql, tuple(stmt.params))
+        found = memos.get(key)
+        if found is not None and found[0] == token:
+            return found[1]
+        rows = self._one(conn, Stmt(stmt.sql, stmt.params, stmt.rows))
+        self._count -= 1
+        memos.put(key, (token, rows), weigh(key) + 64 * len(rows))
+        return rows
+
     def _read_sync(self, program: Program) -> Any:
         return self._run(self._conn(), program)
 
     def _write_sync(self, program: Program) -> Any:
         conn = self._conn()
+        self._written += 1
         conn.execute("BEGIN IMMEDIATE")
         try:
             result = self._run(conn, program)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        finally:
+            self._written += 1
         conn.execute("COMMIT")
         return result
 
@@ -132,7 +160,11 @@ class SqliteDatabase(Database):
         )
 
     def _write_one_sync(self, stmt: Stmt) -> Any:
-        return self._one(self._conn(), stmt)
+        self._written += 1
+        try:
+            return self._one(self._conn(), stmt)
+        finally:
+            self._written += 1
 
     def _commit_group(self) -> None:
         group, self._group = self._group, []
@@ -148,6 +180,7 @@ class SqliteDatabase(Database):
             return
         conn = self._conn()
         answers: list[tuple[asyncio.Future[Any], Any, Exception | None]] = []
+        self._written += 1
         try:
             conn.execute("BEGIN IMMEDIATE")
             for stmt, done in group:
@@ -163,6 +196,8 @@ class SqliteDatabase(Database):
             for _, done in group:
                 done.set_exception(exc)
             return
+        finally:
+            self._written += 1
         for done, result, error in answers:
             if error is not None:
                 done.set_exception(error)

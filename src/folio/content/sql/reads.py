@@ -13,7 +13,7 @@ from folio.content.sql.select import TypeReader
 from folio.errors import NotFoundError
 from folio.schema.model import ContentType, Registry
 from folio.store.database import Database
-from folio.store.program import Batch, Program, query
+from folio.store.program import Batch, Program, count_query, query
 
 
 class Reads:
@@ -55,7 +55,7 @@ class Reads:
 
         def program() -> Program:
             if plan.walk is not None:
-                counts = yield query(plan.count, plan.count_params)
+                counts = yield count_query(plan.count, plan.count_params)
                 total = counts[0][0]
                 if total <= page.offset:
                     rows = []
@@ -68,11 +68,11 @@ class Reads:
                 if rows:
                     total = int(rows[0][-1])
                 else:
-                    got = yield query(plan.count, plan.count_params)
+                    got = yield count_query(plan.count, plan.count_params)
                     total = got[0][0]
             elif page.with_count:
                 rows, counts = yield Batch(
-                    [query(plan.page, plan.page_params), query(plan.count, plan.count_params)]
+                    [query(plan.page, plan.page_params), count_query(plan.count, plan.count_params)]
                 )
                 total = counts[0][0]
             else:
@@ -91,7 +91,7 @@ class Reads:
         plan = self.reader(ct).find_statements(read, read.locale or self.default_locale)
 
         def program() -> Program:
-            rows = yield query(plan.count, plan.count_params)
+            rows = yield count_query(plan.count, plan.count_params)
             return int(rows[0][0])
 
         total: int = await self.db.read(program())
