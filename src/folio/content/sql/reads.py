@@ -66,7 +66,7 @@ class Reads:
             elif plan.counted:
                 rows = yield query(plan.page, plan.page_params)
                 if rows:
-                    total = int(rows[0][-1])
+                    total = reader.remember_total(plan, rows)
                 else:
                     got = yield count_query(plan.count, plan.count_params)
                     total = got[0][0]
