@@ -278,7 +278,9 @@ def test_one_statement_writes_together_fail_alone(backend: str, app_dir: Path) -
             await db.close()
 
     answers, rows = asyncio.run(run())
-    assert [isinstance(a, Exception) for a in answers] == [False, False, True, False]
+    # one of the two writes of 2 fails (on PostgreSQL, either: they run side by side)
+    refused = [isinstance(a, Exception) for a in answers]
+    assert refused in ([False, False, True, False], [False, True, False, False])
     assert [r[0] for r in rows] == [1, 2, 3]
 
 

@@ -48,8 +48,14 @@ ROWS: list[tuple[str, Any, tuple[str, list[Any]], tuple[str, list[Any]], bool | 
     ("$null", "false", (f"{TITLE} IS NOT NULL", []), (f"{TITLE} IS NOT NULL", []), False),
     ("$notNull", "true", (f"{TITLE} IS NOT NULL", []), (f"{TITLE} IS NOT NULL", []), False),
     ("$notNull", "false", (f"{TITLE} IS NULL", []), (f"{TITLE} IS NULL", []), True),
-    ("$eqi", "Ab", (f"{TITLE} LIKE ?", ["Ab"]), (f"{TITLE} ILIKE ?", ["Ab"]), None),
-    ("$nei", "Ab", (f"{TITLE} NOT LIKE ?", ["Ab"]), (f"{TITLE} NOT ILIKE ?", ["Ab"]), None),
+    ("$eqi", "Ab", (f"{TITLE} LIKE ?", ["Ab"]), (f"lower({TITLE}) LIKE lower(?)", ["Ab"]), None),
+    (
+        "$nei",
+        "Ab",
+        (f"{TITLE} NOT LIKE ?", ["Ab"]),
+        (f"lower({TITLE}) NOT LIKE lower(?)", ["Ab"]),
+        None,
+    ),
     ("$contains", "a*b", (f"{TITLE} GLOB ?", ["*a[*]b*"]), (f"{TITLE} LIKE ?", ["%a*b%"]), None),
     (
         "$notContains",
@@ -62,14 +68,14 @@ ROWS: list[tuple[str, Any, tuple[str, list[Any]], tuple[str, list[Any]], bool | 
         "$containsi",
         "a_b",
         (f"{TITLE} LIKE ? ESCAPE '\\'", ["%a\\_b%"]),
-        (f"{TITLE} ILIKE ? ESCAPE '\\'", ["%a\\_b%"]),
+        (f"lower({TITLE}) LIKE lower(?) ESCAPE '\\'", ["%a\\_b%"]),
         None,
     ),
     (
         "$notContainsi",
         "ab",
         (f"{TITLE} NOT LIKE ?", ["%ab%"]),
-        (f"{TITLE} NOT ILIKE ?", ["%ab%"]),
+        (f"lower({TITLE}) NOT LIKE lower(?)", ["%ab%"]),
         None,
     ),
     ("$startsWith", "ab", (f"{TITLE} GLOB ?", ["ab*"]), (f"{TITLE} LIKE ?", ["ab%"]), None),
@@ -77,11 +83,17 @@ ROWS: list[tuple[str, Any, tuple[str, list[Any]], tuple[str, list[Any]], bool | 
         "$startsWithi",
         "a%",
         (f"{TITLE} LIKE ? ESCAPE '\\'", ["a\\%%"]),
-        (f"{TITLE} ILIKE ? ESCAPE '\\'", ["a\\%%"]),
+        (f"lower({TITLE}) LIKE lower(?) ESCAPE '\\'", ["a\\%%"]),
         None,
     ),
     ("$endsWith", "a?", (f"{TITLE} GLOB ?", ["*a[?]"]), (f"{TITLE} LIKE ?", ["%a?"]), None),
-    ("$endsWithi", "ab", (f"{TITLE} LIKE ?", ["%ab"]), (f"{TITLE} ILIKE ?", ["%ab"]), None),
+    (
+        "$endsWithi",
+        "ab",
+        (f"{TITLE} LIKE ?", ["%ab"]),
+        (f"lower({TITLE}) LIKE lower(?)", ["%ab"]),
+        None,
+    ),
 ]
 
 
