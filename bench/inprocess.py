@@ -4,8 +4,9 @@ Loads the app in this process (on its configured database, seeded e.g. with
 ../shared/bench/seed.py against `folio serve`), then calls the ASGI application directly on a
 uvloop event loop, one request at a time, and prints the best of several batches of the
 process CPU per request (on PostgreSQL its pool backends' CPU too). Noise from the rest of the
-machine mostly stays out of it, so two versions of the code can be compared to a few percent. `--profile` prints where the time
-went instead (cProfile, sorted by own time).
+machine mostly stays out of it, so two versions of the code can be compared to a few
+percent. `--profile` prints where the time went instead (cProfile, sorted by own time);
+`--statements`, the statements of one request.
 
     .venv/bin/python bench/inprocess.py APP_DIR [--only list,create] [--requests 200]
         [--batches 5] [--profile | --statements]
