@@ -124,7 +124,25 @@ def test_a_related_sort_reads_the_related_rows_in_the_reads_status(
         f"x0.published_at {flag} ORDER BY l0.inv_position LIMIT 1)"
     )
     assert f"{subquery} DESC" in plan.page
-    assert plan.page_params[-2:] == [25, 0]
+    if dialect == "sqlite":
+        assert plan.page_params[-2:] == [25, 0]
+    else:
+        # PostgreSQL: a first page's bounds are written in (one plan kept for its runs)
+        assert plan.page.endswith("LIMIT 25") and 25 not in plan.page_params
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_first_page_has_its_bounds_written_in_on_postgres(dialect: str) -> None:
+    reader = TypeReader(TYPES["article"], dialect)
+    first = reader.find_statements(_query("article", {"pagination": {"pageSize": "10"}}), "en")
+    second = reader.find_statements(
+        _query("article", {"pagination": {"pageSize": "10", "page": "2"}}), "en"
+    )
+    assert second.page.endswith("LIMIT ? OFFSET ?") and second.page_params[-2:] == [10, 10]
+    if dialect == "sqlite":
+        assert first.page.endswith("LIMIT ? OFFSET ?") and first.page_params[-2:] == [10, 0]
+    else:
+        assert first.page.endswith("LIMIT 10") and first.page_params[-2:] == ["en", "en"]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

@@ -208,6 +208,11 @@ class TypeReader:
         with_count = read.pagination.with_count
         counted = bool(where_text) and with_count
         fixed = read.locale is not None or not self.ct.localized
+        page = read.pagination
+        # PostgreSQL plans a prepared statement anew at each run while its LIMIT and OFFSET
+        # are parameters (its generic plan cannot be priced): a first page's are written
+        # in, and after five runs it keeps one plan, about 0.1 ms less per page
+        first = page.size if self.dialect == "postgres" and page.offset == 0 else None
         key = (
             "find",
             tuple(read.fields) if read.fields is not None else None,
@@ -216,14 +221,15 @@ class TypeReader:
             counted,
             with_count,
             fixed,
+            first,
         )
         plan = self._statements.get(key)
         if plan is None:
-            plan = self._plan(read.fields, where, order, counted, fixed, with_count)
+            plan = self._plan(read.fields, where, order, counted, fixed, with_count, first)
             self._statements.put(key, plan, weigh(key, *[p for p in plan if isinstance(p, str)]))
         page_sql, count_sql, walk_sql, in_page, twice, remembers = plan
-        page = read.pagination
-        page_params = [*params, *(params if twice else ()), page.size, page.offset]
+        bounds = [] if first is not None else [page.size, page.offset]
+        page_params = [*params, *(params if twice else ()), *bounds]
         total_key = None
         if remembers:
             total_key = (count_sql, tuple(params))
@@ -247,12 +253,14 @@ class TypeReader:
         counted: bool,
         fixed: bool,
         with_count: bool = False,
+        first: int | None = None,
     ) -> tuple[str, str, str | None, bool, bool, bool]:
         """(page, count, walk or None, whether the page carries the count, whether the
         page's parameters repeat the conditions' before its own, whether they start with a
         remembered snapshot and total)."""
         sqlite = self.dialect == "sqlite"
         simple = not order or order == (("id", False),)
+        bounds = "LIMIT ? OFFSET ?" if first is None else f"LIMIT {int(first)}"
         sel = self.selection(fields)
         table = f'"{self.ct.table}"'
         # with its version set fixed, SQLite reads the scan index or a sort index by name:
@@ -289,7 +297,7 @@ class TypeReader:
             page = (
                 f"SELECT {sel.sql}, w.total FROM {table} t JOIN (SELECT t.id, "
                 f"COUNT(*) OVER () AS total FROM {table} t{filtered} ORDER BY {ordering} "
-                f"LIMIT ? OFFSET ?) w ON w.id = t.id ORDER BY {ordering}"
+                f"{bounds}) w ON w.id = t.id ORDER BY {ordering}"
             )
             return page, count, None, True, False, False
         if not sqlite and with_count:
@@ -300,11 +308,11 @@ class TypeReader:
             page = (
                 f"SELECT {sel.sql}, CASE WHEN {snapshot} = ?::text THEN ?::int8 ELSE "
                 f"(SELECT COUNT(*) FROM {scan}{filtered}) END, {snapshot} FROM {scan}"
-                f"{filtered} ORDER BY {ordering} LIMIT ? OFFSET ?"
+                f"{filtered} ORDER BY {ordering} {bounds}"
             )
             return page, count, None, True, True, True
         if simple or not sqlite:
-            page = f"SELECT {sel.sql} FROM {scan}{filtered} ORDER BY {ordering} LIMIT ? OFFSET ?"
+            page = f"SELECT {sel.sql} FROM {scan}{filtered} ORDER BY {ordering} {bounds}"
             return page, count, None, False, False, False
         # sort ids and sort keys only, then fetch the page's rows: SQLite's sorter would
         # otherwise carry every matching row whole
