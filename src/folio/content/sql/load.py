@@ -358,7 +358,7 @@ class Populator:
         by_kind: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         stray: dict[tuple[str, str], list[int]] = defaultdict(list)
         for row in rows:
-            entity, name, uid = int(row[0]), str(row[1]), str(row[2])
+            entity, name, uid = row[0], row[1], row[2]
             slot = slots.get((name, uid if name in zones else None))
             if slot is None:
                 # a zone's entry of a kind it no longer allows (or not asked for)
@@ -370,8 +370,8 @@ class Populator:
             sel, start = slot
             if row[start] is None:
                 continue  # filtered out, or a missing row
-            item = sel.documents([row[start : start + len(sel.keys)]])[0]
-            found[(entity, name)].append((uid, item, int(row[3])))
+            item = sel.at(row, start)
+            found[(entity, name)].append((uid, item, row[3]))
             by_kind[(name, uid)].append(item)
         strays: dict[tuple[str, int], dict[str, Any]] = {}
         for (name, uid), ids in stray.items():
