@@ -188,6 +188,8 @@ class SqliteDatabase(Database):
                     # a statement that fails undoes its own changes, not the others'
                     answers.append((done, self._one(conn, stmt), None))
                 except Exception as exc:
+                    if not conn.in_transaction:
+                        raise  # SQLite rolled the whole transaction back: all fail
                     answers.append((done, None, exc))
             conn.execute("COMMIT")
         except Exception as exc:
