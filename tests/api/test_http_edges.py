@@ -220,3 +220,25 @@ def test_a_page_with_its_own_policy_keeps_it(api: Api) -> None:
     policies = [v for k, v in r.headers.multi_items() if k == "content-security-policy"]
     assert len(policies) == 1 and policies[0] != REFERENCE_SECURITY["content-security-policy"]
     assert r.headers["x-frame-options"] == "SAMEORIGIN"
+
+
+def test_request_ids_of_a_forked_process_differ() -> None:
+    """Each process draws its own half of the ids: a forked server process (a worker)
+    never repeats its parent's."""
+    import os
+
+    from folio.http.edges import REQUEST_IDS
+
+    parent = [REQUEST_IDS.next() for _ in range(3)]
+    assert len(set(parent)) == 3 and all(re.fullmatch(r"[0-9a-f]{32}", i) for i in parent)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next id, then out without running anything else
+        os.write(write, REQUEST_IDS.next().encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    child = os.read(read, 64).decode()
+    os.close(read)
+    os.close(write)
+    assert re.fullmatch(r"[0-9a-f]{32}", child)
+    assert child[:16] != parent[0][:16]

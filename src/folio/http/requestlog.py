@@ -24,11 +24,14 @@ Send = Callable[[Message], Awaitable[None]]
 FORMATS = ("plain", "json")
 
 
+_second: list[Any] = [-1, ""]  # the last second formatted, and its text
+
+
 def _timestamp(now: float) -> str:
     seconds = int(now)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + (
-        f".{int((now - seconds) * 1000):03d}Z"
-    )
+    if seconds != _second[0]:  # formatted once per second, not once per line
+        _second[0], _second[1] = seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    return f"{_second[1]}.{int((now - seconds) * 1000):03d}Z"
 
 
 # lines wait at most this long (seconds) before they are written, together
