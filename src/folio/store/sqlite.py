@@ -106,6 +106,9 @@ class SqliteDatabase(Database):
         self._count += 1
         if stmt.memo and not conn.in_transaction:
             return self._remembered(conn, stmt)
+        return self._execute(conn, stmt)
+
+    def _execute(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
         try:
             cursor = conn.execute(stmt.sql, stmt.params)
         except OverflowError as exc:  # an integer past 64 bits
@@ -130,8 +133,7 @@ class SqliteDatabase(Database):
         found = memos.get(key)
         if found is not None and found[0] == token:
             return found[1]
-        rows = self._one(conn, Stmt(stmt.sql, stmt.params, stmt.rows))
-        self._count -= 1
+        rows = self._execute(conn, stmt)
         memos.put(key, (token, rows), weigh(key) + 64 * len(rows))
         return rows
 
@@ -216,13 +218,7 @@ class SqliteDatabase(Database):
             if len(self._group) == 1:
                 loop.call_soon(self._commit_group)
             return await done
-        self._pending += 1
-        try:
-            return await asyncio.get_running_loop().run_in_executor(
-                self._writer, self._write_one_sync, stmt
-            )
-        finally:
-            self._pending -= 1
+        return await self._on_writer(self._write_one_sync, stmt)
 
     async def write(self, program: Program | Callable[[], Program], light: bool = False) -> Any:
         if callable(program):
@@ -235,10 +231,12 @@ class SqliteDatabase(Database):
         # on the writer thread, with a connection of its own: a long write (a thousand
         # components) no longer holds every other request; sqlite3 releases the GIL while
         # SQLite works, so reads go on meanwhile
+        return await self._on_writer(self._write_sync, program)
+
+    async def _on_writer(self, run: Callable[[Any], Any], arg: Any) -> Any:
+        """`run(arg)` on the writer thread, counted as pending meanwhile."""
         self._pending += 1
         try:
-            return await asyncio.get_running_loop().run_in_executor(
-                self._writer, self._write_sync, program
-            )
+            return await asyncio.get_running_loop().run_in_executor(self._writer, run, arg)
         finally:
             self._pending -= 1

@@ -40,23 +40,44 @@ class Versions:
     dialect: str
     default_locale: str
     links: LinkStore
-    _insert_sql: dict[tuple[str, tuple[str, ...]], str]
+    _insert_sql: dict[tuple[str, tuple[str, ...], str], str]
 
     def _locale_for(self, ct: ContentType, locale: str | None) -> str | None:
         if not ct.localized:
             return None
         return locale or self.default_locale
 
-    def _insert(self, ct: ContentType, columns: dict[str, Any]) -> Program:
-        names = tuple(columns)
-        key = (ct.uid, names)
+    def _insert_statement(self, ct: ContentType, names: tuple[str, ...], returning: str) -> str:
+        """`INSERT INTO` the type's table of the `names` columns, `RETURNING` what is asked
+        (made once per type, columns and answer)."""
+        key = (ct.uid, names, returning)
         sql = self._insert_sql.get(key)
         if sql is None:
             cols = ", ".join(f'"{n}"' for n in names)
-            sql = f'INSERT INTO "{ct.table}" ({cols}) VALUES ({marks(len(names))}) RETURNING id'
+            sql = (
+                f'INSERT INTO "{ct.table}" ({cols}) VALUES ({marks(len(names))}) '
+                f"RETURNING {returning}"
+            )
             self._insert_sql[key] = sql
-        rows = yield query(sql, list(columns.values()))
+        return sql
+
+    def _insert(self, ct: ContentType, columns: dict[str, Any]) -> Program:
+        rows = yield query(self._insert_statement(ct, tuple(columns), "id"), list(columns.values()))
         return int(rows[0][0])
+
+    def _new_row(
+        self, ct: ContentType, document_id: str, written: Written, locale: str | None, now: Any
+    ) -> dict[str, Any]:
+        """The columns of a new version's row: published at once where the type has no
+        drafts."""
+        return {
+            "document_id": document_id,
+            **self._db_values(written),
+            "created_at": now,
+            "updated_at": now,
+            "locale": locale,
+            "published_at": None if ct.draft_and_publish else now,
+        }
 
     def _db_values(self, written: Written) -> dict[str, Any]:
         d = self.dialect
@@ -160,15 +181,7 @@ class Versions:
         if ct.draft_and_publish and not draft_only:
             yield from self._check_unique(ct, written, document_id, locale, False)
         now = TIMESTAMP_KIND.to_db(now_utc(), d)
-        base = {
-            "document_id": document_id,
-            **self._db_values(written),
-            "created_at": now,
-            "updated_at": now,
-            "locale": locale,
-        }
-        published_at = None if ct.draft_and_publish else now
-        row_id = yield from self._insert(ct, {**base, "published_at": published_at})
+        row_id = yield from self._insert(ct, self._new_row(ct, document_id, written, locale, now))
         if written.links:
             ctx = WriteContext(document_id, locale, self.default_locale, d)
             yield from self.links.apply(ct, row_id, written.links, ctx)

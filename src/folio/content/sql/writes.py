@@ -20,7 +20,7 @@ from folio.errors import NotFoundError
 from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import ContentType
 from folio.schema.values import now_utc
-from folio.store.program import Program, execute, marks, query
+from folio.store.program import Program, execute, query
 
 
 class Writes(Versions):
@@ -30,7 +30,7 @@ class Writes(Versions):
         self.db = reads.db
         self.dialect = reads.dialect
         self.default_locale = reads.default_locale
-        self._insert_sql: dict[tuple[str, tuple[str, ...]], str] = {}
+        self._insert_sql: dict[tuple[str, tuple[str, ...], str], str] = {}
         self.links = LinkStore(reads.registry, reads.dialect)
         self.write_limits = WriteLimits()
 
@@ -78,25 +78,9 @@ class Writes(Versions):
     ) -> dict[str, Any]:
         """A new document of one row: one INSERT that answers the row as a read-back would."""
         now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
-        columns = {
-            "document_id": new_document_id(),
-            **self._db_values(written),
-            "created_at": now,
-            "updated_at": now,
-            "locale": locale,
-            "published_at": None if ct.draft_and_publish else now,
-        }
-        names = tuple(columns)
+        columns = self._new_row(ct, new_document_id(), written, locale, now)
         sel = self.reads.reader(ct).selection(None, f'"{ct.table}"')
-        key = (ct.uid, ("*returning*", *names))
-        sql = self._insert_sql.get(key)
-        if sql is None:
-            cols = ", ".join(f'"{n}"' for n in names)
-            sql = (
-                f'INSERT INTO "{ct.table}" ({cols}) VALUES ({marks(len(names))}) '
-                f"RETURNING {sel.sql}"
-            )
-            self._insert_sql[key] = sql
+        sql = self._insert_statement(ct, tuple(columns), sel.sql)
         rows = await self.db.write_one(query(sql, list(columns.values())))
         return sel.documents(rows)[0]
 
