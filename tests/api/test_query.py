@@ -1502,3 +1502,28 @@ def test_statement_budget(blog: Blog, query: str, status: int, budget: int) -> N
     r = blog.get(query)
     assert r.status_code == status, r.text
     assert blog.api.statements() - before <= budget
+
+
+def test_case_insensitive_matches_of_ascii_and_other_letters(api: Api, backend: str) -> None:
+    """An ASCII pattern (read with ASCII case folding on PostgreSQL) and a pattern with other
+    letters (read with full lowercasing) find the same documents as the reference's ILIKE."""
+    for title in ["Café CRÈME", "ÉTÉ à Paris", "Naïve Abacus", "plain abc"]:
+        api.create("tags", {"name": title})
+
+    def names(query: str) -> list[str]:
+        r = api.get(f"/api/tags?{query}&sort=name")
+        assert r.status_code == 200, r.text
+        return [doc["name"] for doc in r.json()["data"]]
+
+    assert names("filters[name][$containsi]=AB") == ["Naïve Abacus", "plain abc"]
+    assert names("filters[name][$containsi]=caf") == ["Café CRÈME"]
+    assert names("filters[name][$containsi]=PARIS") == ["ÉTÉ à Paris"]
+    assert names("filters[name][$notContainsi]=ab") == ["Café CRÈME", "ÉTÉ à Paris"]
+    assert names("filters[name][$startsWithi]=PLAIN") == ["plain abc"]
+    assert names("filters[name][$eqi]=PLAIN%20ABC") == ["plain abc"]
+    assert names("filters[name][$endsWithi]=US") == ["Naïve Abacus"]
+    if backend == "postgres":
+        # SQLite's LIKE folds ASCII letters only; PostgreSQL folds every letter
+        assert names("filters[name][$containsi]=été") == ["ÉTÉ à Paris"]
+        assert names("filters[name][$containsi]=crème") == ["Café CRÈME"]
+        assert names("filters[name][$containsi]=NAÏVE") == ["Naïve Abacus"]

@@ -9,7 +9,7 @@ from typing import Any
 from folio.caches import BoundedCache
 from folio.content.query import Cond, FieldRef, Group, Node, Rel, Versions
 from folio.content.sql.joins import link_join, published
-from folio.content.sql.operators import LIST, OPERATORS, PAIR
+from folio.content.sql.operators import ASCII_FOLD, LIST, OPERATORS, PAIR
 from folio.schema.model import ContentType
 
 Shape = tuple[Any, ...]
@@ -21,11 +21,11 @@ def shape_of(node: Node, status: str, has_locale: bool) -> Shape:
     if isinstance(node, Cond):
         op = node.op
         n = len(node.value) if op.arity == LIST else 0
-        flag: bool | None = None
+        flag: int | None = None
         if op.arity == "flag":
-            flag = bool(node.value)
+            flag = int(bool(node.value))
         elif op.pattern is not None:
-            flag = op.needs_escape(node.value)
+            flag = op.pattern_shape(node.value)
         return ("c", node.field, op.name, n, flag)
     if isinstance(node, Group):
         return ("g", node.op, tuple(shape_of(c, status, has_locale) for c in node.children))
@@ -55,7 +55,10 @@ def params_of(node: Node, shape: Shape, dialect: str, locale: str | None, out: l
         if op.arity in (LIST, PAIR):
             out.extend(kind.filter_param(v, dialect) for v in node.value)
         elif op.pattern is not None:
-            out.append(op.param(str(node.value), dialect))
+            pattern = op.param(str(node.value), dialect)
+            out.append(
+                pattern.lower() if dialect == "postgres" and shape[4] & ASCII_FOLD else pattern
+            )
         else:
             out.append(kind.filter_param(node.value, dialect))
     elif isinstance(node, Group):
@@ -120,7 +123,7 @@ def _where_sql(shape: Shape, dialect: str, alias: str) -> str:
         return f"NOT ({where_sql(shape[1], dialect, alias)})"
     _, ref, name, n, flag = shape
     op = OPERATORS[name]
-    return op.sql(_column(alias, ref, op.textual), n, bool(flag), dialect)
+    return op.sql(_column(alias, ref, op.textual), n, flag or 0, dialect)
 
 
 def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
