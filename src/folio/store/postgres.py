@@ -45,7 +45,9 @@ RETRIES = 4
 # page read as a disk seek, and then prefers a whole scan of a link table to 25 index
 # probes; a served database is in memory (the shared buffers or the OS cache), where 1.1
 # is the usual setting. `FOLIO_PG_RANDOM_PAGE_COST` changes it ("" keeps the server's).
-SESSION = {"timezone": "UTC"}
+# DateStyle: dates and timestamps are read as their text (schema.kinds.temporal), whose
+# form a server configured otherwise would change.
+SESSION = {"timezone": "UTC", "DateStyle": "ISO, MDY"}
 _cost = os.environ.get("FOLIO_PG_RANDOM_PAGE_COST", "1.1")
 if _cost:
     SESSION["random_page_cost"] = _cost
