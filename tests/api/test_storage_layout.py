@@ -223,3 +223,76 @@ def test_indexes_of_an_earlier_layout_are_replaced(app_dir: Path, url: str) -> N
     assert {n for n in names if n.startswith("articles_scan_")} == scan
     # PostgreSQL: per status, a narrow and a covering one
     assert len(scan) == (1 if url.startswith("sqlite") else 4)
+
+
+def _source_flags_agree(url: str) -> bool:
+    """Each article's category link says whether its article row is a draft."""
+    rows = run_sql(
+        url,
+        "SELECT COUNT(*) FROM articles_category_lnk l JOIN articles a ON a.id = l.source_id "
+        "WHERE l.source_draft <> CASE WHEN a.published_at IS NULL THEN 1 ELSE 0 END",
+    )
+    return int(rows[0][0]) == 0
+
+
+def _category_articles(api: Api, status: str) -> dict[str, list[str]]:
+    r = api.get(f"/api/categories?status={status}&populate[articles][fields][0]=title&sort=name")
+    assert r.status_code == 200, r.text
+    return {c["name"]: sorted(a["title"] for a in c["articles"]) for c in r.json()["data"]}
+
+
+def test_links_of_an_earlier_layout_learn_their_source_status(app_dir: Path, url: str) -> None:
+    """Links written before they carried their source row's status get it when the app
+    starts, and a category's articles read the same before and after: the published
+    versions in a published read, the drafts in a draft one."""
+    with running(app_dir, url) as api:
+        news = api.create("categories", {"name": "News"})
+        sport = api.create("categories", {"name": "Sport"})
+        api.create(
+            "articles", {"title": "Out", "category": news["documentId"]}, "?status=published"
+        )
+        api.create(
+            "articles", {"title": "Pending", "category": news["documentId"]}, "?status=draft"
+        )
+        api.create(
+            "articles", {"title": "Match", "category": sport["documentId"]}, "?status=published"
+        )
+        published = _category_articles(api, "published")
+        drafts = _category_articles(api, "draft")
+        assert published == {"News": ["Out"], "Sport": ["Match"]}
+        assert drafts == {"News": ["Out", "Pending"], "Sport": ["Match"]}
+        assert _source_flags_agree(url)
+    # the earlier layout: no status on the links, the inverse index without it
+    run_sql(url, 'DROP INDEX "articles_category_lnk_target_dv_idx"')
+    run_sql(url, "ALTER TABLE articles_category_lnk DROP COLUMN source_draft")
+    run_sql(
+        url,
+        'CREATE INDEX "articles_category_lnk_target_cov_idx" ON articles_category_lnk '
+        "(target_document_id, target_locale, inv_position, source_id)",
+    )
+    with running(app_dir, url) as api:
+        assert _source_flags_agree(url)
+        assert _category_articles(api, "published") == published
+        assert _category_articles(api, "draft") == drafts
+        # written from the inverse side, and published: the new links are told apart too
+        [pending] = [
+            a
+            for a in api.get("/api/articles?status=draft").json()["data"]
+            if a["title"] == "Pending"
+        ]
+        r = api.put(
+            f"/api/categories/{sport['documentId']}",
+            {"data": {"articles": {"connect": [pending["documentId"]]}}},
+        )
+        assert r.status_code == 200, r.text
+        # a plain update publishes
+        r = api.put(f"/api/articles/{pending['documentId']}", {"data": {"views": 3}})
+        assert r.status_code == 200, r.text
+        assert _source_flags_agree(url)
+        assert _category_articles(api, "published") == {
+            "News": ["Out"],  # an article has one category: connecting moved it
+            "Sport": ["Match", "Pending"],
+        }
+    names = index_names(url, "articles_category_lnk")
+    assert "articles_category_lnk_target_cov_idx" not in names
+    assert "articles_category_lnk_target_dv_idx" in names

@@ -87,6 +87,8 @@ def sync_schema(dialect: str, tables: list[Table]) -> Program:
                         f'ALTER TABLE "{table.name}" ADD COLUMN "{col.name}" {col.sql[dialect]}'
                     )
                     changes.append(f"added column {table.name}.{col.name}")
+                    if col.fill is not None:
+                        yield execute(col.fill)
                     continue
                 if (present[col.name], col.sql[dialect]) in PG_RETYPES and dialect == "postgres":
                     yield _retype(table, col, dialect)

@@ -13,6 +13,8 @@ class Column:
     type_name: str  # the attribute type, or a system type: pk, fk, text, int, float, datetime
     sql: dict[str, str]  # dialect -> column definition after the name
     nullable: bool = True
+    # run once when the column is added to a table that has rows (their values)
+    fill: str | None = None
 
 
 @dataclass

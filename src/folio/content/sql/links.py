@@ -19,9 +19,12 @@ from folio.content.links import (
 from folio.content.sql.layout import (
     FILES_LINK_TABLE,
     FILES_TABLE,
+    SOURCE_DRAFT,
     components_table_name,
     link_table_name,
     relation_owner,
+    source_draft_expr,
+    source_drafts,
     status_scoped,
     version_flag,
 )
@@ -179,6 +182,7 @@ class LinkStore:
         target = self._target(attr)
         table = link_table_name(schema, attr)
         scoped = status_scoped(schema, attr, self.registry)
+        drafts = source_drafts(schema)
         all_entries = [*(write.set or []), *write.connect, *write.disconnect]
         yield from self._resolve(target, all_entries, ctx, all_entries)
         status_col = "target_status" if scoped else "NULL"
@@ -234,12 +238,17 @@ class LinkStore:
                 top[doc] = position
                 inv[(doc, loc)] = position
             values.extend([row_id, doc, loc, *([status] if scoped else []), float(i), position])
+            if drafts:
+                values.append(row_id)
         cols = "source_id, target_document_id, target_locale, "
         cols += "target_status, " if scoped else ""
-        row = f"({marks(6 if scoped else 5)})"
+        cols += "position, inv_position"
+        row = marks(6 if scoped else 5)
+        if drafts:
+            cols += f", {SOURCE_DRAFT}"
+            row += ", " + source_draft_expr(schema.table, "?")
         yield execute(
-            f'INSERT INTO "{table}" ({cols}position, inv_position) VALUES '
-            + ", ".join([row] * len(new)),
+            f'INSERT INTO "{table}" ({cols}) VALUES ' + ", ".join([f"({row})"] * len(new)),
             values,
         )
         if attr.relation == "oneToOne" and isinstance(schema, ContentType):
@@ -282,6 +291,9 @@ class LinkStore:
         yield from self._resolve(owner, all_entries, ctx, all_entries)
         loc_sql = "target_locale = ?" if our_locale is not None else "target_locale IS NULL"
         loc_params = [our_locale] if our_locale is not None else []
+        drafts = source_drafts(owner)
+        # each owner row's `source_draft` (NULL where its links have none)
+        draft_flag = "CASE WHEN published_at IS NULL THEN 1 ELSE 0 END" if drafts else "NULL"
 
         def owner_rows(entries: list[Entry]) -> Program:
             """The rows of the named documents, in the locale each entry names (else the
@@ -310,7 +322,9 @@ class LinkStore:
                     term += f" AND {flag}"
                 terms.append(f"({term})")
             rows = yield query(
-                f'SELECT id, document_id FROM "{owner.table}" WHERE {" OR ".join(terms)}', params
+                f'SELECT id, document_id, {draft_flag} FROM "{owner.table}" WHERE '
+                + " OR ".join(terms),
+                params,
             )
             return rows
 
@@ -372,11 +386,15 @@ class LinkStore:
                     our_locale,
                     top.get(rid, 0.0) + 1,
                     base + float(order[row[1]]),
+                    *([int(row[2])] if drafts else []),
                 ]
             )
+        cols = "source_id, target_document_id, target_locale, position, inv_position"
+        if drafts:
+            cols += f", {SOURCE_DRAFT}"
+        row_marks = f"({marks(6 if drafts else 5)})"
         yield execute(
-            f'INSERT INTO "{table}" (source_id, target_document_id, target_locale, position, '
-            "inv_position) VALUES " + ", ".join(["(?, ?, ?, ?, ?)"] * len(rows)),
+            f'INSERT INTO "{table}" ({cols}) VALUES ' + ", ".join([row_marks] * len(rows)),
             values,
         )
 
@@ -514,6 +532,15 @@ class LinkStore:
                 cols = "target_document_id, target_locale, position, inv_position"
                 if status_scoped(schema, attr, self.registry):
                     cols += ", target_status"
+                if source_drafts(schema):
+                    # the copy's own status (publishing copies a draft's links)
+                    yield execute(
+                        f'INSERT INTO "{table}" (source_id, {cols}, {SOURCE_DRAFT}) SELECT ?, '
+                        f'{cols}, {source_draft_expr(schema.table, "?")} FROM "{table}" '
+                        "WHERE source_id = ?",
+                        (to_id, to_id, from_id),
+                    )
+                    continue
                 yield execute(
                     f'INSERT INTO "{table}" (source_id, {cols}) SELECT ?, {cols} '
                     f'FROM "{table}" WHERE source_id = ?',

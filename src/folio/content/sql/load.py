@@ -13,8 +13,10 @@ from folio.content.sql.joins import Join, link_join
 from folio.content.sql.layout import (
     FILES_LINK_TABLE,
     FILES_TABLE,
+    SOURCE_DRAFT,
     components_table_name,
     narrow_selection,
+    source_drafts,
     version_flag,
 )
 from folio.content.sql.select import Selection, build_selection
@@ -183,6 +185,9 @@ class Populator:
             if len(join.keys) > 1:
                 conds.append(f"{join.keys[1]} = ?")
                 params.append(ctx.locale)
+            if source_drafts(target) and ctx.status == "published":
+                # the published versions' links only (a draft's links are its own)
+                conds.append(f"l.{SOURCE_DRAFT} = 0")
             if target.localized and isinstance(schema, ContentType) and schema.localized:
                 # from a type without locales, every locale version of a related document
                 # is listed (as the reference lists them)
