@@ -34,15 +34,7 @@ class Checkpointer:
     past 1,000 pages: with writes committed on the event loop's thread, every request then
     waited for that copy and its fsync (creates under wrk: p99 15.5 ms against a p50 of 2.8).
     A passive checkpoint neither blocks nor waits for readers and writers; the log is
-    rewound by the next write once all of it has been copied, as before.
-
-    Once writes stop (no commit for a round) and all the log is in the database, the log is
-    truncated: until then every page a reader needs is looked up in the log's index, and
-    read from the log file (with a system call) where a frame holds it rather than from the
-    mapped database. Right after a bulk load, or after start-up's schema changes, a read
-    workload otherwise runs against a log that no write comes to rewind (a populate of 1,300
-    articles: 13.5 -> 10.5 ms). The truncation waits for nobody: when a reader holds the
-    log, the next round tries again."""
+    rewound by the next write once all of it has been copied, as before."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -63,23 +55,14 @@ class Checkpointer:
         conn.execute("PRAGMA busy_timeout = 1000")
         # changes when any other connection, of any process, has committed
         seen = None
-        settled = False  # the log is empty since the last commit seen
         try:
             while not self._stop.wait(CHECKPOINT_SECONDS):
                 with contextlib.suppress(sqlite3.Error):
                     version = conn.execute("PRAGMA data_version").fetchone()[0]
                     if version != seen:
                         seen = version
-                        settled = False
                         # busy (another process's checkpoint): the next round copies it
                         conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                    elif not settled:
-                        conn.execute("PRAGMA busy_timeout = 0")
-                        try:
-                            busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                        finally:
-                            conn.execute("PRAGMA busy_timeout = 1000")
-                        settled = busy == 0
         finally:
             conn.close()
 
