@@ -10,7 +10,6 @@ on the loop's thread when that one is idle, and the one-statement writes of one 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sqlite3
 import threading
@@ -24,47 +23,6 @@ from folio.store.database import Database, invalid_value
 from folio.store.program import Batch, Program, Stmt
 
 READERS = int(os.environ.get("FOLIO_SQLITE_READERS", "0") or 0)
-# how often the checkpointer copies the write-ahead log into the database, when written
-CHECKPOINT_SECONDS = 0.1
-
-
-class Checkpointer:
-    """Copies the write-ahead log into the database file on a thread of its own, with a
-    connection of its own. SQLite otherwise checkpoints inside the commit that takes the log
-    past 1,000 pages: with writes committed on the event loop's thread, every request then
-    waited for that copy and its fsync (creates under wrk: p99 15.5 ms against a p50 of 2.8).
-    A passive checkpoint neither blocks nor waits for readers and writers; the log is
-    rewound by the next write once all of it has been copied, as before."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._loop, name="folio-sqlite-checkpoint", daemon=True
-        )
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-    def _loop(self) -> None:
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout = 1000")
-        # changes when any other connection, of any process, has committed
-        seen = None
-        try:
-            while not self._stop.wait(CHECKPOINT_SECONDS):
-                with contextlib.suppress(sqlite3.Error):
-                    version = conn.execute("PRAGMA data_version").fetchone()[0]
-                    if version != seen:
-                        seen = version
-                        # busy (another process's checkpoint): the next round copies it
-                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-        finally:
-            conn.close()
 
 
 def sqlite_path(url: str, app_dir: str | None) -> str:
@@ -96,7 +54,6 @@ class SqliteDatabase(Database):
         self._pending = 0  # writes sent to the writer thread and not finished
         self._group: list[tuple[Stmt, asyncio.Future[Any]]] = []  # write_one's, to commit
         self._written = 0  # moves before and after each write of this process
-        self._checkpointer: Checkpointer | None = None
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -106,9 +63,6 @@ class SqliteDatabase(Database):
         conn.execute("PRAGMA cache_size = -8000")
         # reads go through the OS page cache, shared by every connection, without copies
         conn.execute("PRAGMA mmap_size = 1073741824")
-        # the checkpointer copies the log (see Checkpointer); a connection closing last
-        # still checkpoints it all
-        conn.execute("PRAGMA wal_autocheckpoint = 0")
         return conn
 
     def _conn(self) -> sqlite3.Connection:
@@ -123,8 +77,6 @@ class SqliteDatabase(Database):
         conn = sqlite3.connect(self.path, isolation_level=None)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.close()
-        self._checkpointer = Checkpointer(self.path)
-        self._checkpointer.start()
 
     async def close(self) -> None:
         def close_one() -> None:
@@ -133,9 +85,6 @@ class SqliteDatabase(Database):
                 conn.close()
                 self._local.conn = None
 
-        if self._checkpointer is not None:
-            self._checkpointer.stop()
-            self._checkpointer = None
         close_one()
         await asyncio.get_running_loop().run_in_executor(self._writer, close_one)
         self._readers.shutdown(wait=True)
