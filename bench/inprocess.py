@@ -9,7 +9,11 @@ percent. `--profile` prints where the time went instead (cProfile, sorted by own
 `--statements`, the statements of one request.
 
     .venv/bin/python bench/inprocess.py APP_DIR [--only list,create] [--requests 200]
-        [--batches 5] [--profile | --statements]
+        [--batches 5] [--pages N] [--profile | --statements]
+
+`--pages N` walks the lists' first N pages in turn instead of asking for the first one
+again and again: each page relates to other documents, in other numbers, as real traffic
+does (statements whose text depended on those numbers were prepared and planned anew).
 """
 
 from __future__ import annotations
@@ -125,6 +129,7 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated: " + ", ".join([*SCENARIOS, *WRITES]))
     ap.add_argument("--requests", type=int, default=200, help="requests per batch")
     ap.add_argument("--batches", type=int, default=5)
+    ap.add_argument("--pages", type=int, default=1, help="lists: walk their first N pages")
     ap.add_argument("--profile", action="store_true", help="cProfile one batch instead")
     ap.add_argument(
         "--statements", action="store_true", help="print the statements of one request instead"
@@ -198,14 +203,22 @@ def main() -> None:
                 pstats.Stats(prof).sort_stats("tottime").print_stats(30)
                 continue
             best = best_db = float("inf")
+            targets = [target]
+            if a.pages > 1 and method == "GET" and "{document}" not in template:
+                joint = "&" if "?" in target else "?"
+                targets = [f"{target}{joint}pagination[page]={n}" for n in range(1, a.pages + 1)]
             for b in range(a.batches):
-                bodies = [
-                    _body(name, b * a.requests + i) if token else b"" for i in range(a.requests)
+                calls = [
+                    (
+                        targets[i % len(targets)],
+                        _body(name, b * a.requests + i) if token else b"",
+                    )
+                    for i in range(a.requests)
                 ]
                 d0 = _backends_cpu(backends)
                 c0 = time.process_time()
-                for body in bodies:
-                    await driver.call(method, target, headers, body)
+                for path, body in calls:
+                    await driver.call(method, path, headers, body)
                 best = min(best, (time.process_time() - c0) / a.requests * 1000)
                 best_db = min(best_db, (_backends_cpu(backends) - d0) / a.requests * 1000)
             db = f"  db {best_db:7.3f} ms" if backends else ""

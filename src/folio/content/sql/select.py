@@ -311,18 +311,33 @@ class TypeReader:
                 f"{bounds}) w ON w.id = t.id ORDER BY {ordering}"
             )
             return page, count, None, True, False, False
+
+        def pg_page(extra: str) -> str:
+            """PostgreSQL: a first page in id order walks the list index and stops after
+            it; any other (a later page, another order) finds its ids first, from the
+            list index alone where it carries the sort columns, then reads those rows
+            only: an index scan reads the row of every entry it skips or sorts too
+            (page 40 of 64: 1.8 -> 0.49 ms)"""
+            if simple and first is not None:
+                return f"SELECT {sel.sql}{extra} FROM {scan}{filtered} ORDER BY {ordering} {bounds}"
+            return (
+                f"SELECT {sel.sql}{extra} FROM {table} t JOIN (SELECT t.id FROM {scan}{filtered} "
+                f"ORDER BY {ordering} {bounds}) w ON w.id = t.id ORDER BY {ordering}"
+            )
+
         if not sqlite and with_count:
             # PostgreSQL: the count rides along as a column computed once (an init plan),
             # one statement and one round trip instead of two; and only when the database
             # has changed since the total handed back was counted (remember_total)
             snapshot = "(SELECT pg_current_snapshot()::text)"
-            page = (
-                f"SELECT {sel.sql}, CASE WHEN {snapshot} = ?::text THEN ?::int8 ELSE "
-                f"(SELECT COUNT(*) FROM {scan}{filtered}) END, {snapshot} FROM {scan}"
-                f"{filtered} ORDER BY {ordering} {bounds}"
+            page = pg_page(
+                f", CASE WHEN {snapshot} = ?::text THEN ?::int8 ELSE "
+                f"(SELECT COUNT(*) FROM {scan}{filtered}) END, {snapshot}"
             )
             return page, count, None, True, True, True
-        if simple or not sqlite:
+        if not sqlite:
+            return pg_page(""), count, None, False, False, False
+        if simple:
             page = f"SELECT {sel.sql} FROM {scan}{filtered} ORDER BY {ordering} {bounds}"
             return page, count, None, False, False, False
         # sort ids and sort keys only, then fetch the page's rows: SQLite's sorter would
