@@ -6,6 +6,9 @@ then explains each one on a connection of its own: `EXPLAIN (ANALYZE, BUFFERS)` 
 PostgreSQL, `EXPLAIN QUERY PLAN` on SQLite.
 
     scripts/explain APP_DIR [--only list,get-one] [--no-analyze] [--url DATABASE_URL]
+        [--page N] [--cpu N]
+
+`--page N` asks the lists for their page N instead of the first.
 """
 
 from __future__ import annotations
@@ -90,7 +93,9 @@ def sample(get: Callable[[str], Any]) -> dict[str, str]:
     }
 
 
-def record(app_dir: Path, url: str | None, names: list[str]) -> list[tuple[str, str, list[Stmt]]]:
+def record(
+    app_dir: Path, url: str | None, names: list[str], page: int = 1
+) -> list[tuple[str, str, list[Stmt]]]:
     folio = load_app(app_dir, url)
     recorder = Recorder(folio.db)
     out = []
@@ -98,6 +103,8 @@ def record(app_dir: Path, url: str | None, names: list[str]) -> list[tuple[str, 
         values = sample(lambda path: client.get(path).json())
         for name in names:
             path = SCENARIOS[name].format(**values)
+            if page > 1 and "{document}" not in SCENARIOS[name]:
+                path += f"{'&' if '?' in path else '?'}pagination[page]={page}"
             client.get(path)  # warm: plans and caches made once per shape
             recorder.stmts = []
             recorder.on = True
@@ -168,7 +175,9 @@ async def cost_postgres(url: str, runs: list[tuple[str, str, list[Stmt]]], times
                 spent = (cpu(pid) - c0) / times * 1000
                 wall = (time.perf_counter() - t0) / times * 1000
                 total += spent
-                print(f"  {i:2}. {spent:7.3f} ms cpu {wall:7.3f} ms wall {len(rows):5} rows  {sql[:70]}")
+                print(
+                    f"  {i:2}. {spent:7.3f} ms cpu {wall:7.3f} ms wall {len(rows):5} rows  {sql[:70]}"
+                )
             print(f"      {total:7.3f} ms cpu in all")
     finally:
         await conn.close()
@@ -205,12 +214,13 @@ def main() -> None:
         help="PostgreSQL: instead of plans, run each statement N times and print the "
         "database CPU per run",
     )
+    ap.add_argument("--page", type=int, default=1, help="the lists' page N instead of the first")
     a = ap.parse_args()
     names = a.only.split(",") if a.only else list(SCENARIOS)
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         sys.exit(f"unknown scenario(s): {', '.join(unknown)}")
-    runs = record(a.app_dir, a.url, names)
+    runs = record(a.app_dir, a.url, names, a.page)
     folio = load_app(a.app_dir, a.url)
     db = folio.db
     if db.dialect == "postgres" and a.cpu:
