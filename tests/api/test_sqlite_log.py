@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tests.conftest import database_url, make_api
 
-# SQLite rewinds the log once it passes 1,000 pages (4 MB) and all of it is copied
-LOG_BOUND = 8 * 1024 * 1024
+# the log is rewound once it passes 250 pages (1 MB) and all of it is copied
+LOG_BOUND = 3 * 1024 * 1024
 
 
 def test_the_log_stays_bounded_under_a_stream_of_writes(app_dir: Path) -> None:

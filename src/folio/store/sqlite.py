@@ -61,6 +61,10 @@ class SqliteDatabase(Database):
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA cache_size = -8000")
+        # the commit that takes the log past 250 pages (1 MB) copies it back: measured under a
+        # stream of creates, p99 13-14 ms at SQLite's 1,000 pages against 6.7-7.6 ms, with the
+        # same throughput (100 pages: 10% fewer writes/s)
+        conn.execute("PRAGMA wal_autocheckpoint = 250")
         # reads go through the OS page cache, shared by every connection, without copies
         conn.execute("PRAGMA mmap_size = 1073741824")
         return conn
