@@ -23,7 +23,7 @@ from folio.content.sql.select import Selection, build_selection
 from folio.content.sql.sort import order_term, sort_column, sort_expr
 from folio.content.sql.where import compile_where
 from folio.schema.model import ContentType, Registry, Schema
-from folio.store.program import Program, marks, query
+from folio.store.program import Program, marks, one_of, query
 
 LOCALIZATIONS = "localizations"
 # the most component tables one statement joins for a level's component fields and zones
@@ -143,8 +143,8 @@ class Populator:
         """Each document's versions in the other locales, in the read's status."""
         sel = self.selection(ct, entry.fields)
         keys = sorted({str(d["documentId"]) for d in docs})
-        conds = [f"t.document_id IN ({marks(len(keys))})"]
-        params: list[Any] = list(keys)
+        cond, params = one_of("t.document_id", keys, self.dialect)
+        conds = [cond]
         owns = {doc.get("locale", ctx.locale) for doc in docs}
         if len(owns) == 1 and None not in owns:
             # one locale read (the usual case): its own versions need not be fetched
@@ -179,8 +179,9 @@ class Populator:
         parent = join.keys[0]
         key = "id" if not join.inverse else "documentId"
         keys = sorted({d[key] for d in docs})
-        conds = [f"{parent} IN ({marks(len(keys))})", *join.conds, *join.versions(ctx.status)]
-        params: list[Any] = [*keys, *join.params]
+        cond, params = one_of(parent, keys, self.dialect)
+        conds = [cond, *join.conds, *join.versions(ctx.status)]
+        params.extend(join.params)
         if join.inverse:
             if len(join.keys) > 1:
                 conds.append(f"{join.keys[1]} = ?")
@@ -268,8 +269,9 @@ class Populator:
         join = link_join(schema, attr, comp, "c", "t")
         parent = join.keys[0]
         keys = sorted({int(d["id"]) for d in docs})
-        conds = [f"{parent} IN ({marks(len(keys))})", *join.conds, *join.versions(ctx.status)]
-        params: list[Any] = [*keys, *join.params]
+        cond, params = one_of(parent, keys, self.dialect)
+        conds = [cond, *join.conds, *join.versions(ctx.status)]
+        params.extend(join.params)
         if entry.count:
             counted = yield query(
                 f"SELECT {parent}, COUNT(*) FROM {join.frm} WHERE {' AND '.join(conds)} "
@@ -357,11 +359,12 @@ class Populator:
                 width += len(sel.keys)
         keys = sorted({int(d["id"]) for d in docs})
         names = [entry.attr.name for entry in entries]
+        among, key_params = one_of("c.entity_id", keys, self.dialect)
         rows = yield query(
             f'SELECT {", ".join(cols)} FROM "{components_table_name(schema)}" c {" ".join(joins)} '
-            f"WHERE c.entity_id IN ({marks(len(keys))}) AND c.field IN ({marks(len(names))}) "
+            f"WHERE {among} AND c.field IN ({marks(len(names))}) "
             "ORDER BY c.entity_id, c.field, c.position",
-            [*params, *keys, *names],
+            [*params, *key_params, *names],
         )
         by_name = {entry.attr.name: entry for entry in entries}
         zones = {name for name, entry in by_name.items() if entry.attr.type == "dynamiczone"}
@@ -392,9 +395,8 @@ class Populator:
             comp = self.registry.components[uid]
             zone = by_name[name]
             sel = self.selection(comp, zone.on_fields.get(uid))
-            got = yield query(
-                f'SELECT {sel.sql} FROM "{comp.table}" t WHERE t.id IN ({marks(len(ids))})', ids
-            )
+            among, id_params = one_of("t.id", ids, self.dialect)
+            got = yield query(f'SELECT {sel.sql} FROM "{comp.table}" t WHERE {among}', id_params)
             items = sel.documents(got)
             for item in items:
                 strays[(uid, int(item["id"]))] = item
@@ -438,7 +440,8 @@ class Populator:
         sel = self.selection(self.file_type, first.fields)
         keys = sorted({int(d["id"]) for d in docs})
         names = [entry.attr.name for entry in entries]
-        params: list[Any] = [schema.uid, *names, *keys]
+        among, key_params = one_of("m.related_id", keys, self.dialect)
+        params: list[Any] = [schema.uid, *names, *key_params]
         narrow = ""
         if first.filters is not None:
             text, more = compile_where(first.filters, self.dialect, "t")
@@ -448,7 +451,7 @@ class Populator:
         rows = yield query(
             f'SELECT {sel.sql}, m.field, m.related_id FROM "{FILES_LINK_TABLE}" m JOIN '
             f'"{FILES_TABLE}" t ON t.id = m.file_id WHERE m.related_type = ? AND m.field IN '
-            f"({marks(len(names))}) AND m.related_id IN ({marks(len(keys))}){narrow} "
+            f"({marks(len(names))}) AND {among}{narrow} "
             f"ORDER BY m.related_id, m.field, {order}m.position",
             params,
         )
