@@ -315,7 +315,8 @@ class LinkStore:
                 term = "document_id = ?"
                 params.append(doc)
                 if owner.localized:
-                    term += " AND locale = ?"
+                    # the version index's terms, which answer it
+                    term += " AND COALESCE(locale, '') = ?"
                     params.append(locale)
                 if status is not None:
                     flag = version_flag(table_ref, status == "draft", self.dialect)

@@ -8,6 +8,7 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
+from folio.content.sql.layout import sort_indexes
 from folio.content.sql.links import LinkStore, WriteContext
 from folio.content.sql.sharing import share_values, shared_attributes
 from folio.content.validation import Written, missing_error, validate_data
@@ -16,6 +17,16 @@ from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import Attribute, ContentType, Registry
 from folio.schema.values import now_utc
 from folio.store.program import Program, execute, marks, query
+
+
+def version_key_terms(ct: ContentType, draft: bool) -> list[str]:
+    """SQLite: the conditions fixing one version set (a locale, a status) over `t`, in the
+    terms of the leading columns of the type's list and sort indexes (`version_key`); the
+    locale's as a parameter."""
+    terms = ["t.locale = ?"] if ct.localized else []
+    if ct.draft_and_publish:
+        terms.append(f"(t.published_at IS NULL) = {1 if draft else 0}")
+    return terms
 
 
 def _unique_lock(
@@ -127,8 +138,36 @@ class Versions:
         locale: str | None,
         draft: bool,
     ) -> tuple[str, list[Any]]:
-        parts = [f't."{attr.column}" = ?']
-        params: list[Any] = [value]
+        column = str(attr.column)
+        if (
+            self.dialect == "sqlite"
+            and column in sort_indexes(ct)
+            and (attr.localized or not ct.localized)
+        ):
+            # through the column's sort index (the version set, then the column), which
+            # finds the value at once: SQLite, which keeps no statistics, otherwise walked
+            # the list index of the locale's every row (0.2 ms for 2,000 articles)
+            # (the value as a range of one: SQLite would put the value in place of the
+            # column in the other terms, and then no longer find the index's expression)
+            parts = [
+                *version_key_terms(ct, draft),
+                f'(t."{column}" IS NULL) = 0',
+                f't."{column}" >= ?',
+                f't."{column}" <= ?',
+            ]
+            params: list[Any] = [locale] if ct.localized else []
+            params.extend([value, value])
+            if document_id is not None:
+                parts.append("t.document_id <> ?")
+                params.append(document_id)
+            index = sort_indexes(ct)[column]
+            return (
+                f'SELECT 1 FROM "{ct.table}" t INDEXED BY "{index}" WHERE {" AND ".join(parts)} '
+                "LIMIT 1",
+                params,
+            )
+        parts = [f't."{column}" = ?']
+        params = [value]
         if document_id is not None:
             parts.append("t.document_id <> ?")
             params.append(document_id)
@@ -284,14 +323,20 @@ class Versions:
         self, ct: ContentType, document_id: str, locale: str | None, published: bool | None
     ) -> tuple[str, list[Any]]:
         """One document's rows in one locale (of a localized type): its draft (`published`
-        False), its published version (True) or either (None)."""
+        False), its published version (True) or either (None). Written in the terms of the
+        unique version index, which answers it: SQLite, which keeps no statistics, otherwise
+        chose a list index of the locale's every row (for 4,000 articles, 0.28 ms a lookup,
+        two in each update of a published article, against 0.01)."""
         where = "document_id = ?"
         params: list[Any] = [document_id]
         if ct.localized:
-            where += " AND locale = ?"
-            params.append(locale)
+            where += " AND COALESCE(locale, '') = ?"
+            params.append(locale or "")
         if published is not None:
-            where += f" AND published_at IS {'NOT ' if published else ''}NULL"
+            if self.dialect == "sqlite":
+                where += f" AND (published_at IS NULL) = {0 if published else 1}"
+            else:
+                where += f" AND published_at IS {'NOT ' if published else ''}NULL"
         return where, params
 
     def _lock_document(self, ct: ContentType, document_id: str) -> Program:

@@ -287,7 +287,8 @@ class Writes(Versions):
             yield from self._lock_document(ct, document_id)
             where, params = "document_id = ?", [document_id]
         if locale is not None and ct.localized:
-            where += " AND locale = ?"
+            # the version index's terms (see _version_where)
+            where += " AND COALESCE(locale, '') = ?"
             params.append(locale)
         rows = yield query(f'SELECT id, document_id FROM "{ct.table}" WHERE {where}', params)
         if not rows:
