@@ -56,11 +56,12 @@ def test_a_run_of_long_reads_leaves_the_loop_turns(tmp_path: Path) -> None:
         try:
             await db.write_one(query("CREATE TABLE t (x INTEGER)"))
             await db.write_one(query("INSERT INTO t VALUES (1), (2)"))
-            # 20 reads of 12 ms: 240 ms if they all ran in one turn
-            return await _largest_gap(db, 20)
+            # 30 reads of 12 ms: 360 ms if they all ran in one turn
+            return await _largest_gap(db, 30)
         finally:
             await db.close()
 
     gap, results = asyncio.run(main())
-    assert results == [6] * 20
-    assert gap < 0.1, f"the loop waited {gap * 1000:.0f} ms for a turn"
+    assert results == [6] * 30
+    # a turn after about 10 ms of reads and the statement under way; room for a slow machine
+    assert gap < 0.15, f"the loop waited {gap * 1000:.0f} ms for a turn"
