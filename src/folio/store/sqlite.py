@@ -110,13 +110,15 @@ class SqliteDatabase(Database):
         try:
             step = next(program)
             while True:
-                if isinstance(step, Batch):
-                    result: Any = [self._one(conn, s) for s in step.stmts]
-                else:
-                    result = self._one(conn, step)
-                step = program.send(result)
+                step = program.send(self._step(conn, step))
         except StopIteration as stop:
             return stop.value
+
+    def _step(self, conn: sqlite3.Connection, step: Stmt | Batch) -> Any:
+        """One statement's rows, or a batch's list of them."""
+        if isinstance(step, Batch):
+            return [self._one(conn, s) for s in step.stmts]
+        return self._one(conn, step)
 
     def _one(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
         self._count += 1
@@ -190,11 +192,7 @@ class SqliteDatabase(Database):
                         # scheduled after the tick, so the next turn runs the tick first
                         await asyncio.sleep(0)
                         continue
-                    if isinstance(step, Batch):
-                        result: Any = [self._one(conn, s) for s in step.stmts]
-                    else:
-                        result = self._one(conn, step)
-                    step = program.send(result)
+                    step = program.send(self._step(conn, step))
             except StopIteration as stop:
                 return stop.value
         return await asyncio.get_running_loop().run_in_executor(

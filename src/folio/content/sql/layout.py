@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import cache
+from typing import Any
 
 from folio.schema.model import Attribute, ContentType, Registry, Schema, snake_case
 from folio.store.tables import Column, Index, Table
@@ -258,6 +259,22 @@ def version_flag(alias: str, draft: bool, dialect: str) -> str:
     if dialect == "sqlite":
         return f"({alias}.published_at IS NULL) = {1 if draft else 0}"
     return f"{alias}.published_at IS {'' if draft else 'NOT '}NULL"
+
+
+def version_terms(
+    ct: ContentType, draft: bool, locale: str | None, dialect: str, alias: str = "t"
+) -> tuple[list[str], list[Any]]:
+    """Conditions choosing one version per document, drafts or published ones in `locale`
+    (None: every locale), and their parameters: in the form of the list and sort indexes'
+    leading columns (`version_key`), whose entries then come in id (or that column's) order."""
+    parts: list[str] = []
+    params: list[Any] = []
+    if ct.localized and locale is not None:
+        parts.append(f"{alias}.locale = ?")
+        params.append(locale)
+    if ct.draft_and_publish:
+        parts.append(version_flag(alias, draft, dialect))
+    return parts, params
 
 
 # PostgreSQL: the most bytes the covered columns of a scan index entry may take (an entry

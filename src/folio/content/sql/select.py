@@ -12,7 +12,7 @@ from typing import Any
 
 from folio.caches import BoundedCache, weigh
 from folio.content.query import Query
-from folio.content.sql.layout import scan_index_name, sort_indexes, version_flag
+from folio.content.sql.layout import scan_index_name, sort_indexes, version_flag, version_terms
 from folio.content.sql.sort import order_term, sort_column, sort_expr
 from folio.content.sql.where import compile_where
 from folio.schema.kinds import Converter, timestamp_expr
@@ -191,17 +191,10 @@ class TypeReader:
     def version_where(
         self, status: str, locale: str | None, alias: str = "t"
     ) -> tuple[list[str], list[Any]]:
-        """Conditions choosing one version per document: status and locale, in the form of
-        the list indexes, whose entries are in id order: a default page is an index walk that
-        stops after one page."""
-        parts: list[str] = []
-        params: list[Any] = []
-        if self.ct.localized and locale is not None:  # None: every locale (`locale=*`)
-            parts.append(f"{alias}.locale = ?")
-            params.append(locale)
-        if self.ct.draft_and_publish:
-            parts.append(version_flag(alias, status != "published", self.dialect))
-        return parts, params
+        """Conditions choosing one version per document (`version_terms`): a default page
+        is an index walk that stops after one page. A None locale: every locale
+        (`locale=*`)."""
+        return version_terms(self.ct, status != "published", locale, self.dialect, alias)
 
     def find_statements(self, read: Query, filter_locale: str | None = None) -> FindPlan:
         """The statements of a list read; related rows its filters reach are read in its

@@ -8,7 +8,7 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-from folio.content.sql.layout import sort_indexes
+from folio.content.sql.layout import sort_indexes, version_flag, version_terms
 from folio.content.sql.links import LinkStore, WriteContext
 from folio.content.sql.sharing import share_values, shared_attributes
 from folio.content.validation import Written, missing_error, validate_data
@@ -17,16 +17,6 @@ from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import Attribute, ContentType, Registry
 from folio.schema.values import now_utc
 from folio.store.program import Program, execute, marks, query
-
-
-def version_key_terms(ct: ContentType, draft: bool) -> list[str]:
-    """SQLite: the conditions fixing one version set (a locale, a status) over `t`, in the
-    terms of the leading columns of the type's list and sort indexes (`version_key`); the
-    locale's as a parameter."""
-    terms = ["t.locale = ?"] if ct.localized else []
-    if ct.draft_and_publish:
-        terms.append(f"(t.published_at IS NULL) = {1 if draft else 0}")
-    return terms
 
 
 def _unique_lock(
@@ -143,20 +133,16 @@ class Versions:
             self.dialect == "sqlite"
             and column in sort_indexes(ct)
             and (attr.localized or not ct.localized)
+            and (locale is not None or not ct.localized)
         ):
             # through the column's sort index (the version set, then the column), which
             # finds the value at once: SQLite, which keeps no statistics, otherwise walked
             # the list index of the locale's every row (0.2 ms for 2,000 articles)
             # (the value as a range of one: SQLite would put the value in place of the
             # column in the other terms, and then no longer find the index's expression)
-            parts = [
-                *version_key_terms(ct, draft),
-                f'(t."{column}" IS NULL) = 0',
-                f't."{column}" >= ?',
-                f't."{column}" <= ?',
-            ]
-            params: list[Any] = [locale] if ct.localized else []
-            params.extend([value, value])
+            parts, params = version_terms(ct, draft, locale, self.dialect)
+            parts += [f'(t."{column}" IS NULL) = 0', f't."{column}" >= ?', f't."{column}" <= ?']
+            params += [value, value]
             if document_id is not None:
                 parts.append("t.document_id <> ?")
                 params.append(document_id)
@@ -333,10 +319,8 @@ class Versions:
             where += " AND COALESCE(locale, '') = ?"
             params.append(locale or "")
         if published is not None:
-            if self.dialect == "sqlite":
-                where += f" AND (published_at IS NULL) = {0 if published else 1}"
-            else:
-                where += f" AND published_at IS {'NOT ' if published else ''}NULL"
+            table_ref = f'"{ct.table}"'
+            where += f" AND {version_flag(table_ref, not published, self.dialect)}"
         return where, params
 
     def _lock_document(self, ct: ContentType, document_id: str) -> Program:
