@@ -15,7 +15,7 @@ from folio.caches import BoundedCache
 from folio.errors import FolioError
 from folio.store.database import Database, invalid_value
 from folio.store.pgpool import ConnectionPool
-from folio.store.program import Batch, Program, Stmt
+from folio.store.program import Batch, Program, Stmt, Version
 from folio.store.upkeep import Upkeep
 from folio.store.upkeep import enabled as upkeep_enabled
 
@@ -58,6 +58,9 @@ if _cost:
 # 1 KB text cost pglz about 5 us per row, a third of a populate of a thousand articles,
 # and LZ4 decompresses several times faster. Values written before keep their compression.
 LZ4 = "SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'"
+
+
+SNAPSHOT = "SELECT pg_current_snapshot()::text"
 
 
 def default_pool_max() -> int:
@@ -124,17 +127,29 @@ class PostgresDatabase(Database):
         tail = status.rsplit(" ", 1)[-1]
         return int(tail) if tail.isdecimal() else 0
 
-    async def _run(self, conn: Any, program: Program) -> Any:
+    async def _run(self, conn: Any, program: Program, writing: bool = False) -> Any:
         try:
             step = next(program)
             while True:
                 if isinstance(step, Batch):
                     result: Any = [await self._one(conn, s) for s in step.stmts]
+                elif isinstance(step, Version):
+                    result = None if writing else await self._version(conn)
                 else:
                     result = await self._one(conn, step)
                 step = program.send(result)
         except StopIteration as stop:
             return stop.value
+
+    async def _version(self, conn: Any) -> str:
+        """The token of the committed state: the current snapshot (`xmin:xmax:running
+        ids`). Every commit or rollback of a transaction that wrote, in any process or
+        session of the cluster, moves xmax or leaves the running list, so an equal snapshot
+        means nothing was written in between; reads assign no transaction id and leave it
+        as it is."""
+        self._count += 1
+        token: str = await conn.fetchval(SNAPSHOT)
+        return token
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[Any]:
@@ -172,7 +187,7 @@ class PostgresDatabase(Database):
             current = program() if callable(program) else program
             try:
                 async with self._connection() as conn, conn.transaction():
-                    result = await self._run(conn, current)
+                    result = await self._run(conn, current, writing=True)
                 break
             except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError):
                 # the other transaction went through; this one, rolled back, runs again

@@ -52,7 +52,18 @@ class Batch:
         self.stmts = stmts
 
 
-Program = Generator[Stmt | Batch, Any, Any]
+class Version:
+    """Asks the database for a token of its committed state: two equal tokens mean that
+    nothing was committed in between, so rows read under the first still hold under the
+    second. The answer is None where a read may not be remembered (inside a transaction,
+    whose uncommitted changes are its own)."""
+
+    __slots__ = ()
+
+
+VERSION = Version()
+
+Program = Generator[Stmt | Batch | Version, Any, Any]
 
 
 def query(sql: str, params: Sequence[Any] = ()) -> Stmt:

@@ -21,7 +21,7 @@ from typing import Any
 
 from folio.caches import BoundedCache, weigh
 from folio.store.database import Database, invalid_value
-from folio.store.program import Batch, Program, Stmt
+from folio.store.program import Batch, Program, Stmt, Version
 
 READERS = int(os.environ.get("FOLIO_SQLITE_READERS", "0") or 0)
 # Reads run inline, each request's whole on one turn of the event loop; the loop looks at its
@@ -64,6 +64,7 @@ class SqliteDatabase(Database):
         self._pending = 0  # writes sent to the writer thread and not finished
         self._group: list[tuple[Stmt, asyncio.Future[Any]]] = []  # write_one's, to commit
         self._written = 0  # moves before and after each write of this process
+        self._serials = 0  # connections opened, each numbered for its version tokens
         self._polled = 0.0  # when the current turn ran its first read statement
         self._ticking = False  # a tick is scheduled: a read has run in this turn
 
@@ -86,6 +87,8 @@ class SqliteDatabase(Database):
         if conn is None:
             conn = self._connect()
             self._local.conn = conn
+            self._serials += 1
+            self._local.serial = self._serials
         return conn
 
     async def start(self) -> None:
@@ -114,11 +117,24 @@ class SqliteDatabase(Database):
         except StopIteration as stop:
             return stop.value
 
-    def _step(self, conn: sqlite3.Connection, step: Stmt | Batch) -> Any:
-        """One statement's rows, or a batch's list of them."""
+    def _step(self, conn: sqlite3.Connection, step: Stmt | Batch | Version) -> Any:
+        """One statement's rows, a batch's list of them, or the version token."""
         if isinstance(step, Batch):
             return [self._one(conn, s) for s in step.stmts]
+        if isinstance(step, Version):
+            return self._version(conn)
         return self._one(conn, step)
+
+    def _version(self, conn: sqlite3.Connection) -> tuple[int, int, int] | None:
+        """This connection's token of the committed state: its serial (data versions of
+        two connections are not comparable), this process's writes (`_written`, counted
+        around each, so a write on this very connection shows) and `PRAGMA data_version`,
+        which moves for this connection when any other one commits, in this process or
+        another. None inside a transaction."""
+        if conn.in_transaction:
+            return None
+        serial: int = self._local.serial
+        return (serial, self._written, conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _one(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
         self._count += 1

@@ -1,10 +1,17 @@
 """Loading populated fields for a page of documents in batches, whatever the number of
 documents: per level, one statement per populated relation, one for all the component fields
-and dynamic zones, one for the media fields that ask the same of their files."""
+and dynamic zones, one for the media fields that ask the same of their files.
+
+Each statement's rows are remembered by parent (`RowMemo`) while the database's committed
+state stays the same, and the next read that populates the same field of the same parents
+in the same way takes them from there: a category's thousand articles are read once for
+every page that shows an article of that category, not once per page."""
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from folio.caches import BoundedCache, weigh
@@ -23,9 +30,23 @@ from folio.content.sql.select import Selection, build_selection
 from folio.content.sql.sort import order_term, sort_column, sort_expr
 from folio.content.sql.where import compile_where
 from folio.schema.model import ContentType, Registry, Schema
-from folio.store.program import Program, marks, one_of, query
+from folio.store.program import VERSION, Program, Stmt, marks, one_of, query
 
 LOCALIZATIONS = "localizations"
+# the populate rows a process remembers at most, in MB (0: none)
+MEMO_MB = float(os.environ.get("FOLIO_POPULATE_MEMO_MB", "32"))
+# where a populate statement's condition on its parent keys goes, and its parameters
+KEYS = "\x00keys\x00"
+
+
+class _Keys:
+    """The place of the parent keys' parameters in a statement's parameters."""
+
+    __slots__ = ()
+
+
+KEY_PARAMS = _Keys()
+_UNSET: Any = object()
 # the most component tables one statement joins for a level's component fields and zones
 JOINED_KINDS = 32
 
@@ -47,6 +68,53 @@ class ReadContext:
         self.locale = locale
         self.filter_locale = filter_locale
         self.filter_status = filter_status or status
+        # the database's version token, asked for once per read (None: not remembered)
+        self.token: Any = _UNSET
+
+
+class RowMemo:
+    """Populate rows by statement shape and parent key, each with the version token of the
+    database state it was read in; a lookup under another token misses. Bounded in bytes
+    (rows weighed from a sample of them), least recently used out first."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self._cache: BoundedCache[tuple[Any, list[Any]]] = BoundedCache(
+            max(1, max_bytes // 200), max_bytes
+        )
+
+    def get(self, shape: Hashable, key: Any, token: Any) -> list[Any] | None:
+        found = self._cache.get((shape, key))
+        if found is None or found[0] != token:
+            return None
+        return found[1]
+
+    def put(self, shape: Hashable, key: Any, token: Any, rows: list[Any]) -> None:
+        self._cache.put((shape, key), (token, rows), 300 + _weigh_rows(rows))
+
+    def clear(self) -> None:
+        self._cache.clear()
+
+
+def _weigh_rows(rows: list[Any]) -> int:
+    """About the bytes of `rows`: up to three of them weighed, times their number."""
+    if not rows:
+        return 0
+    picks = [rows[0], rows[len(rows) // 2], rows[-1]] if len(rows) > 2 else rows
+    total = 0
+    for row in picks:
+        total += 64 + 8 * len(row)
+        for value in row:
+            total += len(value) + 50 if isinstance(value, str | bytes) else 32
+    return total * len(rows) // len(picks)
+
+
+def _frozen(value: Any) -> Hashable:
+    """A statement parameter as a dict key (lists, as PostgreSQL's arrays, as tuples)."""
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    return value  # type: ignore[no-any-return]
 
 
 class Populator:
@@ -57,6 +125,64 @@ class Populator:
         self.dialect = dialect
         self.file_type = registry.content_types["plugin::upload.file"]
         self._selections: BoundedCache[Selection] = BoundedCache(1024, 8 * 1024 * 1024)
+        self.memo = RowMemo(int(MEMO_MB * 1024 * 1024)) if MEMO_MB > 0 else None
+
+    def _rows(
+        self,
+        sql: str,
+        params: Sequence[Any],
+        column: str,
+        keys: Sequence[Any],
+        parent: int,
+        ctx: ReadContext,
+    ) -> Program:
+        """The rows of a populate statement for the parents `keys`: `sql` holds `KEYS`
+        where the condition that `column` is one of them goes, and `params` holds
+        `KEY_PARAMS` where their parameters go; `parent` is the rows' column of the parent
+        key. Parents whose rows are remembered under the database's current version are
+        not read again; the others are read in one statement, and their rows (none for
+        some) remembered."""
+        memo = self.memo
+        token = None
+        if memo is not None:
+            if ctx.token is _UNSET:
+                ctx.token = yield VERSION
+            token = ctx.token
+        if memo is None or token is None:
+            return list((yield self._keyed(sql, params, column, keys)))
+        shape = (sql, tuple(_frozen(p) for p in params))
+        out: list[Any] = []
+        missing = []
+        for key in keys:
+            found = memo.get(shape, key, token)
+            if found is None:
+                missing.append(key)
+            else:
+                out.extend(found)
+        if not missing:
+            return out
+        rows = list((yield self._keyed(sql, params, column, missing)))
+        by_key: dict[Any, list[Any]] = {key: [] for key in missing}
+        for row in rows:
+            got = by_key.get(row[parent])
+            if got is not None:
+                got.append(row)
+        for key, found in by_key.items():
+            memo.put(shape, key, token, found)
+        if not out:
+            return rows
+        out.extend(rows)
+        return out
+
+    def _keyed(self, sql: str, params: Sequence[Any], column: str, keys: Sequence[Any]) -> Stmt:
+        cond, key_params = one_of(column, keys, self.dialect)
+        full: list[Any] = []
+        for param in params:
+            if param is KEY_PARAMS:
+                full.extend(key_params)
+            else:
+                full.append(param)
+        return query(sql.replace(KEYS, cond), full)
 
     def selection(self, schema: Schema, fields: list[str] | None, alias: str = "t") -> Selection:
         key = (schema.uid, tuple(fields) if fields is not None else None, alias)
@@ -108,7 +234,7 @@ class Populator:
                 fields = tuple(entry.fields) if entry.fields is not None else None
                 media[id(entry) if alone else ("same", fields)].append(entry)
         for group in media.values():
-            yield from self._media(schema, docs, group)
+            yield from self._media(schema, docs, group, ctx)
         for entry in populate.values():
             attr = entry.attr
             if attr.type == "relation":
@@ -143,8 +269,8 @@ class Populator:
         """Each document's versions in the other locales, in the read's status."""
         sel = self.selection(ct, entry.fields)
         keys = sorted({str(d["documentId"]) for d in docs})
-        cond, params = one_of("t.document_id", keys, self.dialect)
-        conds = [cond]
+        params: list[Any] = [KEY_PARAMS]
+        conds = [KEYS]
         owns = {doc.get("locale", ctx.locale) for doc in docs}
         if len(owns) == 1 and None not in owns:
             # one locale read (the usual case): its own versions need not be fetched
@@ -152,10 +278,14 @@ class Populator:
             params.append(owns.pop())
         self._narrow(ct, entry, ctx, conds, params)
         order = "".join(self._order(key, ctx) + ", " for key in entry.sort)
-        rows = yield query(
+        rows = yield from self._rows(
             f'SELECT {sel.sql}, t.locale, t.document_id FROM "{ct.table}" t WHERE '
             f"{' AND '.join(conds)} ORDER BY t.document_id, {order}t.id",
             params,
+            "t.document_id",
+            keys,
+            -1,
+            ctx,
         )
         found: dict[str, list[tuple[Any, dict[str, Any]]]] = defaultdict(list)
         for row, item in zip(rows, sel.documents(rows), strict=True):
@@ -179,8 +309,8 @@ class Populator:
         parent = join.keys[0]
         key = "id" if not join.inverse else "documentId"
         keys = sorted({d[key] for d in docs})
-        cond, params = one_of(parent, keys, self.dialect)
-        conds = [cond, *join.conds, *join.versions(ctx.status)]
+        params: list[Any] = [KEY_PARAMS]
+        conds = [KEYS, *join.conds, *join.versions(ctx.status)]
         params.extend(join.params)
         if join.inverse:
             if len(join.keys) > 1:
@@ -197,7 +327,14 @@ class Populator:
         self._narrow(target, entry, ctx, conds, params)
         joined = f"FROM {join.frm} WHERE {' AND '.join(conds)}"
         if entry.count:
-            counted = yield query(f"SELECT {parent}, COUNT(*) {joined} GROUP BY {parent}", params)
+            counted = yield from self._rows(
+                f"SELECT {parent}, COUNT(*) {joined} GROUP BY {parent}",
+                params,
+                parent,
+                keys,
+                0,
+                ctx,
+            )
             _set_counts(docs, key, attr.name, counted)
             return
         order = join.order
@@ -205,11 +342,15 @@ class Populator:
             order = ", ".join(self._order(key_, ctx) for key_ in entry.sort) + ", " + order
         if entry.limit is not None:
             # each document's page, ranked in the database
-            rows = yield query(
+            rows = yield from self._rows(
                 f"SELECT * FROM (SELECT {sel.sql}, ROW_NUMBER() OVER (PARTITION BY {parent} "
                 f"ORDER BY {order}, l.id) AS rank__, {parent} AS parent__ {joined}) q "
                 "WHERE q.rank__ > ? AND q.rank__ <= ? ORDER BY q.parent__, q.rank__",
                 [*params, entry.start, entry.start + entry.limit],
+                parent,
+                keys,
+                -1,
+                ctx,
             )
         elif not entry.sort and not (join.inverse and join.status):
             # the links are read through the index that starts with the parent key
@@ -229,14 +370,26 @@ class Populator:
                 if self.dialect == "postgres" and join.inverse
                 else _index_order(join)
             )
-            rows = yield query(f"SELECT {sel.sql}, {parent} {joined} ORDER BY {order}", params)
+            rows = yield from self._rows(
+                f"SELECT {sel.sql}, {parent} {joined} ORDER BY {order}",
+                params,
+                parent,
+                keys,
+                -1,
+                ctx,
+            )
         elif entry.sort or self.dialect != "sqlite" or narrow_selection(target, entry.fields):
             # rows are grouped by parent in the order they come, so an inverse relation's
             # rows need no order by their parent's (text) documentId: sorting a thousand
             # of them by it cost PostgreSQL 2.8 ms of a 7.3 ms statement
             by_parent = "" if join.inverse else f"{parent}, "
-            rows = yield query(
-                f"SELECT {sel.sql}, {parent} {joined} ORDER BY {by_parent}{order}, l.id", params
+            rows = yield from self._rows(
+                f"SELECT {sel.sql}, {parent} {joined} ORDER BY {by_parent}{order}, l.id",
+                params,
+                parent,
+                keys,
+                -1,
+                ctx,
             )
         else:
             # SQLite, rows with long values: in the links' own order, sorted here on the
@@ -245,8 +398,8 @@ class Populator:
             # Short rows it sorts for less than the sort here costs; PostgreSQL sorts them
             # for less than it costs the server to take the rows unsorted (they then come
             # in many small reads)
-            rows = list(
-                (yield query(f"SELECT {sel.sql}, {order}, l.id, {parent} {joined}", params))
+            rows = yield from self._rows(
+                f"SELECT {sel.sql}, {order}, l.id, {parent} {joined}", params, parent, keys, -1, ctx
             )
             rows.sort(key=_link_order)
         found = sel.grouped(rows)
@@ -269,22 +422,30 @@ class Populator:
         join = link_join(schema, attr, comp, "c", "t")
         parent = join.keys[0]
         keys = sorted({int(d["id"]) for d in docs})
-        cond, params = one_of(parent, keys, self.dialect)
-        conds = [cond, *join.conds, *join.versions(ctx.status)]
+        params: list[Any] = [KEY_PARAMS]
+        conds = [KEYS, *join.conds, *join.versions(ctx.status)]
         params.extend(join.params)
         if entry.count:
-            counted = yield query(
+            counted = yield from self._rows(
                 f"SELECT {parent}, COUNT(*) FROM {join.frm} WHERE {' AND '.join(conds)} "
                 f"GROUP BY {parent}",
                 params,
+                parent,
+                keys,
+                0,
+                ctx,
             )
             _set_counts(docs, "id", attr.name, counted)
             return
         self._narrow(comp, entry, ctx, conds, params)
-        rows = yield query(
+        rows = yield from self._rows(
             f"SELECT {sel.sql}, {parent} FROM {join.frm} WHERE {' AND '.join(conds)} "
             f"ORDER BY {parent}, {join.order}",
             params,
+            parent,
+            keys,
+            -1,
+            ctx,
         )
         found = sel.grouped(rows)
         children: list[dict[str, Any]] = []
@@ -359,12 +520,15 @@ class Populator:
                 width += len(sel.keys)
         keys = sorted({int(d["id"]) for d in docs})
         names = [entry.attr.name for entry in entries]
-        among, key_params = one_of("c.entity_id", keys, self.dialect)
-        rows = yield query(
+        rows = yield from self._rows(
             f'SELECT {", ".join(cols)} FROM "{components_table_name(schema)}" c {" ".join(joins)} '
-            f"WHERE {among} AND c.field IN ({marks(len(names))}) "
+            f"WHERE {KEYS} AND c.field IN ({marks(len(names))}) "
             "ORDER BY c.entity_id, c.field, c.position",
-            [*params, *key_params, *names],
+            [*params, KEY_PARAMS, *names],
+            "c.entity_id",
+            keys,
+            0,
+            ctx,
         )
         by_name = {entry.attr.name: entry for entry in entries}
         zones = {name for name, entry in by_name.items() if entry.attr.type == "dynamiczone"}
@@ -431,7 +595,7 @@ class Populator:
                 doc[attr.name] = out
 
     def _media(
-        self, schema: Schema, docs: list[dict[str, Any]], entries: list[Populate]
+        self, schema: Schema, docs: list[dict[str, Any]], entries: list[Populate], ctx: ReadContext
     ) -> Program:
         """Media fields of one level: together in one statement when they select the same
         file fields and have no filters or sort of their own (a cover and a gallery), each
@@ -440,20 +604,23 @@ class Populator:
         sel = self.selection(self.file_type, first.fields)
         keys = sorted({int(d["id"]) for d in docs})
         names = [entry.attr.name for entry in entries]
-        among, key_params = one_of("m.related_id", keys, self.dialect)
-        params: list[Any] = [schema.uid, *names, *key_params]
+        params: list[Any] = [schema.uid, *names, KEY_PARAMS]
         narrow = ""
         if first.filters is not None:
             text, more = compile_where(first.filters, self.dialect, "t")
             narrow = f" AND {text}"
             params.extend(more)
         order = "".join(self._order(k, ReadContext("published", None)) + ", " for k in first.sort)
-        rows = yield query(
+        rows = yield from self._rows(
             f'SELECT {sel.sql}, m.field, m.related_id FROM "{FILES_LINK_TABLE}" m JOIN '
             f'"{FILES_TABLE}" t ON t.id = m.file_id WHERE m.related_type = ? AND m.field IN '
-            f"({marks(len(names))}) AND {among}{narrow} "
+            f"({marks(len(names))}) AND {KEYS}{narrow} "
             f"ORDER BY m.related_id, m.field, {order}m.position",
             params,
+            "m.related_id",
+            keys,
+            -1,
+            ctx,
         )
         found: dict[tuple[Any, str], list[dict[str, Any]]] = defaultdict(list)
         for row, item in zip(rows, sel.documents(rows), strict=True):
