@@ -165,8 +165,12 @@ class Populator:
         by_key: dict[Any, list[Any]] = {key: [] for key in missing}
         for row in rows:
             got = by_key.get(row[parent])
-            if got is not None:
-                got.append(row)
+            if got is None:
+                # a parent key that does not compare equal to the one asked for (another
+                # type): nothing is remembered rather than an empty list for that parent
+                by_key.clear()
+                break
+            got.append(row)
         for key, found in by_key.items():
             memo.put(shape, key, token, found)
         if not out:
