@@ -65,6 +65,7 @@ class SqliteDatabase(Database):
         self._group: list[tuple[Stmt, asyncio.Future[Any]]] = []  # write_one's, to commit
         self._written = 0  # moves before and after each write of this process
         self._serials = 0  # connections opened, each numbered for its version tokens
+        self._serials_lock = threading.Lock()
         self._polled = 0.0  # when the current turn ran its first read statement
         self._ticking = False  # a tick is scheduled: a read has run in this turn
 
@@ -87,8 +88,9 @@ class SqliteDatabase(Database):
         if conn is None:
             conn = self._connect()
             self._local.conn = conn
-            self._serials += 1
-            self._local.serial = self._serials
+            with self._serials_lock:
+                self._serials += 1
+                self._local.serial = self._serials
         return conn
 
     async def start(self) -> None:

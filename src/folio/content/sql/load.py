@@ -88,18 +88,22 @@ class RowMemo:
             return None
         return found[1]
 
-    def put(self, shape: Hashable, key: Any, token: Any, rows: list[Any]) -> None:
-        self._cache.put((shape, key), (token, rows), 300 + _weigh_rows(rows))
+    def put(self, shape: Hashable, key: Any, token: Any, rows: list[Any], weight: int) -> None:
+        """`weight`: the bytes of the entry's key (its statement's text and parameters), to
+        which the rows' own are added."""
+        self._cache.put((shape, key), (token, rows), weight + _weigh_rows(rows))
 
     def clear(self) -> None:
         self._cache.clear()
 
 
 def _weigh_rows(rows: list[Any]) -> int:
-    """About the bytes of `rows`: up to three of them weighed, times their number."""
+    """About the bytes of `rows`: up to eight of them, evenly apart, weighed, times their
+    number."""
     if not rows:
         return 0
-    picks = [rows[0], rows[len(rows) // 2], rows[-1]] if len(rows) > 2 else rows
+    step = max(1, len(rows) // 8)
+    picks = rows[::step][:8]
     total = 0
     for row in picks:
         total += 64 + 8 * len(row)
@@ -171,8 +175,10 @@ class Populator:
                 by_key.clear()
                 break
             got.append(row)
+        # each entry keeps its own copy of the statement's text and parameters
+        weight = weigh(sql, shape[1], token) if by_key else 0
         for key, found in by_key.items():
-            memo.put(shape, key, token, found)
+            memo.put(shape, key, token, found, weight)
         if not out:
             return rows
         out.extend(rows)
