@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 from folio.content.sql.load import KEY_PARAMS, KEYS, Populator, ReadContext, RowMemo
@@ -15,8 +16,12 @@ from tests.conftest import FIXTURES
 BUDGET = 2 * 1024 * 1024
 
 
-def run(program: Any, token: Any, rows: list[Any]) -> list[Any]:
-    """Drives a populate program as a database would: the token, then the rows."""
+def run(
+    program: Any, token: Any, answer: Callable[[Stmt], list[Any]]
+) -> tuple[list[Any], list[Stmt]]:
+    """Drives a populate program as a database would: the token, then each statement's
+    rows (`answer`); its result and the statements it asked."""
+    asked: list[Stmt] = []
     step = next(program)
     try:
         while True:
@@ -24,10 +29,10 @@ def run(program: Any, token: Any, rows: list[Any]) -> list[Any]:
                 step = program.send(token)
             else:
                 assert isinstance(step, Stmt)
-                step = program.send(rows)
+                asked.append(step)
+                step = program.send(answer(step))
     except StopIteration as stop:
-        result: list[Any] = stop.value
-        return result
+        return stop.value, asked
 
 
 def test_single_parent_statements_with_long_texts_stay_within_the_budget() -> None:
@@ -41,10 +46,10 @@ def test_single_parent_statements_with_long_texts_stay_within_the_budget() -> No
         for i in range(20_000):
             # a new text per statement, as each read builds it: one parent, no rows
             sql = f"SELECT t.id, l.source_id FROM links l /* {padding} {i % 7} */ WHERE {KEYS}"
-            got = run(
+            got, _ = run(
                 populator._rows(sql, [KEY_PARAMS], "l.source_id", [i], -1, ReadContext("p", None)),
                 ("token",),
-                [],
+                lambda stmt: [],
             )
             assert got == []
         gc.collect()
@@ -59,19 +64,9 @@ def test_rows_are_remembered_per_parent_under_the_token() -> None:
     sql = f"SELECT t.name, l.source_id FROM links l WHERE {KEYS}"
 
     def read(keys: list[int], token: Any, rows: list[Any]) -> tuple[list[Any], list[Stmt]]:
-        asked: list[Stmt] = []
         ctx = ReadContext("p", None)
         program = populator._rows(sql, [KEY_PARAMS], "l.source_id", keys, -1, ctx)
-        step = next(program)
-        try:
-            while True:
-                if isinstance(step, Version):
-                    step = program.send(token)
-                else:
-                    asked.append(step)
-                    step = program.send([r for r in rows if r[-1] in step.params])
-        except StopIteration as stop:
-            return stop.value, asked
+        return run(program, token, lambda stmt: [r for r in rows if r[-1] in stmt.params])
 
     rows = [("a", 1), ("b", 1), ("c", 2)]
     got, asked = read([1, 2], "t1", rows)

@@ -154,17 +154,15 @@ class SqliteDatabase(Database):
         return cursor.rowcount
 
     def _remembered(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
-        """A memo statement's rows, run again only after a write: one of this process
-        (`_written`, counted around each) or any other connection's, this process's writer
-        thread's included (`PRAGMA data_version` changes for this connection when another
-        one commits). A count of a filtered list of 1,600 articles costs 0.07-0.2 ms; the
-        check costs a few microseconds."""
-        memos: BoundedCache[tuple[tuple[int, int], Any]] | None = getattr(
+        """A memo statement's rows (outside a transaction), run again only after a write:
+        under another version token (`_version`). A count of a filtered list of 1,600
+        articles costs 0.07-0.2 ms; the check costs a few microseconds."""
+        memos: BoundedCache[tuple[tuple[int, int, int] | None, Any]] | None = getattr(
             self._local, "memos", None
         )
         if memos is None:
             memos = self._local.memos = BoundedCache(512, 1024 * 1024)
-        token = (self._written, conn.execute("PRAGMA data_version").fetchone()[0])
+        token = self._version(conn)
         key = (stmt.sql, tuple(stmt.params))
         found = memos.get(key)
         if found is not None and found[0] == token:

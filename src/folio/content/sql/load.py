@@ -93,9 +93,6 @@ class RowMemo:
         which the rows' own are added."""
         self._cache.put((shape, key), (token, rows), weight + _weigh_rows(rows))
 
-    def clear(self) -> None:
-        self._cache.clear()
-
 
 def _weigh_rows(rows: list[Any]) -> int:
     """About the bytes of `rows`: up to eight of them, evenly apart, weighed, times their
@@ -116,8 +113,6 @@ def _frozen(value: Any) -> Hashable:
     """A statement parameter as a dict key (lists, as PostgreSQL's arrays, as tuples)."""
     if isinstance(value, list | tuple):
         return tuple(_frozen(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
     return value  # type: ignore[no-any-return]
 
 
