@@ -287,3 +287,41 @@ def test_one_statement_writes_together_fail_alone(backend: str, app_dir: Path) -
 def _rows(stmt: Any) -> Any:
     rows = yield stmt
     return rows
+
+
+def test_writes_of_several_statements_together_fail_alone(backend: str, app_dir: Path) -> None:
+    """Of writes sent together (on SQLite, run in one transaction on the writer thread),
+    one that fails after its first statements leaves none of its changes: the others are
+    committed, each answered with its own result."""
+    from folio.store.database import open_database
+    from folio.store.program import Program, execute, query
+
+    url = database_url(backend, app_dir)
+
+    def insert_two(k: int) -> Program:
+        yield execute("INSERT INTO scratch_two (k) VALUES (?)", (k,))
+        if k == 2:
+            raise ValueError("refused after its first insert")
+        yield execute("INSERT INTO scratch_two (k) VALUES (?)", (k + 100,))
+        rows = yield query("SELECT COUNT(*) FROM scratch_two WHERE k = ?", (k,))
+        return int(rows[0][0])
+
+    async def run() -> tuple[list[Any], list[Any]]:
+        db = open_database(url, str(app_dir))
+        await db.start()
+        try:
+            await db.write_one(execute("CREATE TABLE scratch_two (k INTEGER PRIMARY KEY)"))
+            answers = await asyncio.gather(
+                *(db.write(insert_two(k)) for k in (1, 2, 3, 1)), return_exceptions=True
+            )
+            rows = await db.read(_rows(query("SELECT k FROM scratch_two ORDER BY k")))
+            await db.write_one(execute("DROP TABLE scratch_two"))
+            return answers, rows
+        finally:
+            await db.close()
+
+    answers, rows = asyncio.run(run())
+    assert answers[0] == 1 and answers[2] == 1
+    assert isinstance(answers[1], ValueError)
+    assert isinstance(answers[3], Exception)  # 1 again: the key is taken
+    assert [r[0] for r in rows] == [1, 3, 101, 103]
