@@ -33,8 +33,8 @@ from folio.schema.model import ContentType, Registry, Schema
 from folio.store.program import VERSION, Program, Stmt, marks, one_of, query
 
 LOCALIZATIONS = "localizations"
-# the populate rows a process remembers at most, in MB (0: none)
-MEMO_MB = float(os.environ.get("FOLIO_POPULATE_MEMO_MB", "32"))
+# the read rows (populated fields, pages) a process remembers at most, in MB (0: none)
+MEMO_MB = float(os.environ.get("FOLIO_READ_MEMO_MB", "32"))
 # where a populate statement's condition on its parent keys goes, and its parameters
 KEYS = "\x00keys\x00"
 
@@ -73,16 +73,18 @@ class ReadContext:
 
 
 class RowMemo:
-    """Populate rows by statement shape and parent key, each with the version token of the
-    database state it was read in; a lookup under another token misses. Bounded in bytes
-    (rows weighed from a sample of them), least recently used out first."""
+    """Rows read, by statement shape and key (a populate's parent key; a page's bounds),
+    each with the version token of the database state they were read in; a lookup under
+    another token misses. Bounded in bytes (rows weighed from a sample of them), least
+    recently used out first."""
 
     def __init__(self, max_bytes: int) -> None:
-        self._cache: BoundedCache[tuple[Any, list[Any]]] = BoundedCache(
+        self._cache: BoundedCache[tuple[Any, Any]] = BoundedCache(
             max(1, max_bytes // 200), max_bytes
         )
 
-    def get(self, shape: Hashable, key: Any, token: Any) -> list[Any] | None:
+    def get(self, shape: Hashable, key: Any, token: Any) -> Any:
+        """What `put` kept for (shape, key) under `token`, or None."""
         found = self._cache.get((shape, key))
         if found is None or found[0] != token:
             return None
@@ -92,6 +94,16 @@ class RowMemo:
         """`weight`: the bytes of the entry's key (its statement's text and parameters), to
         which the rows' own are added."""
         self._cache.put((shape, key), (token, rows), weight + _weigh_rows(rows))
+
+    def latest(self, shape: Hashable, key: Any) -> tuple[Any, Any] | None:
+        """(token, what `put` kept) for (shape, key), whatever its token."""
+        return self._cache.get((shape, key))
+
+    def put_page(
+        self, shape: Hashable, key: Any, token: Any, rows: list[Any], total: int, weight: int
+    ) -> None:
+        """A list's page and its total (`get` answers both)."""
+        self._cache.put((shape, key), (token, (rows, total)), weight + _weigh_rows(rows))
 
 
 def _weigh_rows(rows: list[Any]) -> int:
@@ -109,10 +121,10 @@ def _weigh_rows(rows: list[Any]) -> int:
     return total * len(rows) // len(picks)
 
 
-def _frozen(value: Any) -> Hashable:
+def frozen(value: Any) -> Hashable:
     """A statement parameter as a dict key (lists, as PostgreSQL's arrays, as tuples)."""
     if isinstance(value, list | tuple):
-        return tuple(_frozen(v) for v in value)
+        return tuple(frozen(v) for v in value)
     return value  # type: ignore[no-any-return]
 
 
@@ -149,7 +161,7 @@ class Populator:
             token = ctx.token
         if memo is None or token is None:
             return list((yield self._keyed(sql, params, column, keys)))
-        shape = (sql, tuple(_frozen(p) for p in params))
+        shape = (sql, tuple(frozen(p) for p in params))
         out: list[Any] = []
         missing = []
         for key in keys:

@@ -6,14 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from folio.content.query import Query
+from folio.caches import weigh
+from folio.content.query import Pagination, Query
 from folio.content.sql.layout import FILES_LINK_TABLE
-from folio.content.sql.load import Populator, ReadContext
-from folio.content.sql.select import TypeReader
+from folio.content.sql.load import Populator, ReadContext, frozen
+from folio.content.sql.select import FindPlan, TypeReader
 from folio.errors import NotFoundError
 from folio.schema.model import ContentType, Registry
 from folio.store.database import Database
-from folio.store.program import Batch, Program, count_query, query
+from folio.store.program import VERSION, Batch, Program, count_query, query
 
 
 class Reads:
@@ -45,39 +46,72 @@ class Reads:
 
     async def find(self, ct: ContentType, read: Query) -> tuple[list[dict[str, Any]], int]:
         """A page and the total (-1 when not counted). Related rows that filters reach are
-        read in the read's locale, else (every locale) in the default one."""
+        read in the read's locale, else (every locale) in the default one.
+
+        A page that populates or filters (on SQLite, any) is remembered with its total
+        under the database's version token (the populate memo's, `load.RowMemo`): the same
+        page asked again with nothing committed since, by anyone, is not read again. On
+        SQLite the token is asked for first; PostgreSQL's page statement is handed the
+        snapshot its page is remembered under and does no work under it (`FindPlan.gated`),
+        so that a remembered page costs one round trip and a new one no more than before.
+        A filtered page of 1,600 articles costs PostgreSQL 0.6-0.7 ms (the filter reads
+        every candidate); gated shut, 0.04 ms."""
         reader = self.reader(ct)
-        plan = reader.find_statements(read, read.locale or self.default_locale)
-        sel = reader.selection(read.fields)
-        page = read.pagination
+        memo = self.populator.memo
         populate = read.populate
-        ctx = ReadContext(read.status, read.locale or self.default_locale, read.locale)
+        page = read.pagination
+        locale = read.locale or self.default_locale
+        postgres = self.dialect == "postgres"
+        gated = memo is not None and postgres and bool(populate or read.filters)
+        if postgres and not gated:
+            memo = None  # an unfiltered page costs about what its token would
+        plan = reader.find_statements(read, locale, gated)
+        sel = reader.selection(read.fields)
+        ctx = ReadContext(read.status, locale, read.locale)
+        shape = (plan.page, plan.walk, tuple(frozen(p) for p in plan.count_params))
+        bounds = (page.size, page.offset, page.with_count)
+
+        def gated_page() -> Program:
+            """PostgreSQL: (rows, total, token) of a remembered page, read only if the
+            database has changed since."""
+            assert memo is not None
+            known = memo.latest(shape, bounds)
+            shut = known[0] if known is not None else None
+            rows = yield query(plan.page, [*plan.page_params, shut, shut])
+            if rows and rows[0][0] is None and known is not None:
+                return *known[1], rows[0][-1]  # the gate shut: nothing has changed
+            if rows:
+                total = reader.remember_total(plan, rows) if plan.counted else -1
+                return rows, total, rows[0][-1]
+            total = -1
+            if plan.counted:  # an empty page (past the last one)
+                got = yield count_query(plan.count, plan.count_params)
+                total = got[0][0]
+            return rows, total, None
 
         def program() -> Program:
-            if plan.walk is not None:
-                counts = yield count_query(plan.count, plan.count_params)
-                total = counts[0][0]
-                if total <= page.offset:
-                    rows = []
-                elif plan.walks(total, page.offset, page.size):
-                    rows = yield query(plan.walk, plan.page_params)
-                else:
-                    rows = yield query(plan.page, plan.page_params)
-            elif plan.counted:
-                rows = yield query(plan.page, plan.page_params)
-                if rows:
-                    total = reader.remember_total(plan, rows)
-                else:
-                    got = yield count_query(plan.count, plan.count_params)
-                    total = got[0][0]
-            elif page.with_count:
-                rows, counts = yield Batch(
-                    [query(plan.page, plan.page_params), count_query(plan.count, plan.count_params)]
-                )
-                total = counts[0][0]
+            token = None
+            if plan.gated:
+                rows, total, token = yield from gated_page()
             else:
-                rows = yield query(plan.page, plan.page_params)
-                total = -1
+                if memo is not None:
+                    token = yield VERSION
+                found = memo.get(shape, bounds, token) if memo and token is not None else None
+                if found is not None:
+                    rows, total = found
+                else:
+                    rows, total = yield from self._page(plan, page, reader)
+            if token is not None:
+                ctx.token = token
+                if memo is not None:
+                    memo.put_page(
+                        shape,
+                        bounds,
+                        token,
+                        list(rows),
+                        int(total),
+                        weigh(plan.page, plan.walk, shape[2], token),
+                    )
             docs = sel.documents(rows)
             if populate:
                 yield from self.populator.load(ct, docs, populate, ctx)
@@ -85,6 +119,34 @@ class Reads:
 
         docs, total = await self.db.read(program())
         return docs, total
+
+    def _page(self, plan: FindPlan, page: Pagination, reader: TypeReader) -> Program:
+        """(rows, total) of a list's page: the total is -1 when not counted."""
+        if plan.walk is not None:
+            counts = yield count_query(plan.count, plan.count_params)
+            total = counts[0][0]
+            if total <= page.offset:
+                rows = []
+            elif plan.walks(total, page.offset, page.size):
+                rows = yield query(plan.walk, plan.page_params)
+            else:
+                rows = yield query(plan.page, plan.page_params)
+        elif plan.counted:
+            rows = yield query(plan.page, plan.page_params)
+            if rows:
+                total = reader.remember_total(plan, rows)
+            else:
+                got = yield count_query(plan.count, plan.count_params)
+                total = got[0][0]
+        elif page.with_count:
+            rows, counts = yield Batch(
+                [query(plan.page, plan.page_params), count_query(plan.count, plan.count_params)]
+            )
+            total = counts[0][0]
+        else:
+            rows = yield query(plan.page, plan.page_params)
+            total = -1
+        return rows, total
 
     async def count(self, ct: ContentType, read: Query) -> int:
         """How many documents the query's filters match (its page left aside)."""

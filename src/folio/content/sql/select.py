@@ -145,6 +145,13 @@ class FindPlan:
     # database snapshot it holds for (see TypeReader.remember_total); this is the key the
     # total is remembered by
     total_key: Any = None
+    # the query's filters add conditions (the page and its count scan what they match)
+    filtered: bool = False
+    # PostgreSQL: the page's rows end with the text of the snapshot they were read in, and
+    # its parameters take two more, last: twice a snapshot text under which the page is
+    # known (None: none is). Under that snapshot the statement reads nothing (its one-time
+    # filter shuts before any scan) and answers one row whose first column is null
+    gated: bool = False
 
     def walks(self, total: int, offset: int, size: int) -> bool:
         # a walk reads about (offset + size) * all / matching index entries and table rows,
@@ -174,7 +181,8 @@ class TypeReader:
         total it was given instead of a count over every matching entry (a quarter of a
         25-row page's cost on 1,600 articles), and otherwise it counts."""
         if plan.total_key is None:
-            return int(rows[0][-1])
+            # a gated page's rows end with the snapshot, after the total
+            return int(rows[0][-2] if plan.gated else rows[0][-1])
         total, snapshot = int(rows[0][-2]), str(rows[0][-1])
         self._totals.put(plan.total_key, (snapshot, total), weigh(plan.total_key, snapshot))
         return total
@@ -196,9 +204,12 @@ class TypeReader:
         (`locale=*`)."""
         return version_terms(self.ct, status != "published", locale, self.dialect, alias)
 
-    def find_statements(self, read: Query, filter_locale: str | None = None) -> FindPlan:
+    def find_statements(
+        self, read: Query, filter_locale: str | None = None, gated: bool = False
+    ) -> FindPlan:
         """The statements of a list read; related rows its filters reach are read in its
-        status and, where they have locales, in `filter_locale`."""
+        status and, where they have locales, in `filter_locale`. `gated`: PostgreSQL's
+        page carries its snapshot and skips its work under a snapshot given (FindPlan)."""
         order = tuple((sort_column(key, read.status), key.desc) for key in read.sort)
         parts, params = self.version_where(read.status, read.locale)
         where_text, where_params = compile_where(
@@ -226,10 +237,11 @@ class TypeReader:
             with_count,
             fixed,
             first,
+            gated,
         )
         plan = self._statements.get(key)
         if plan is None:
-            plan = self._plan(read.fields, where, order, counted, fixed, with_count, first)
+            plan = self._plan(read.fields, where, order, counted, fixed, with_count, first, gated)
             self._statements.put(key, plan, weigh(key, *[p for p in plan if isinstance(p, str)]))
         page_sql, count_sql, walk_sql, in_page, twice, remembers = plan
         bounds = [] if first is not None else [page.size, page.offset]
@@ -247,6 +259,8 @@ class TypeReader:
             counted=in_page,
             walk=walk_sql,
             total_key=total_key,
+            filtered=bool(where_text),
+            gated=gated and self.dialect == "postgres",
         )
 
     def _plan(
@@ -258,6 +272,7 @@ class TypeReader:
         fixed: bool,
         with_count: bool = False,
         first: int | None = None,
+        gated: bool = False,
     ) -> tuple[str, str, str | None, bool, bool, bool]:
         """(page, count, walk or None, whether the page carries the count, whether the
         page's parameters repeat the conditions' before its own, whether they start with a
@@ -297,13 +312,29 @@ class TypeReader:
                 f"LIMIT ? OFFSET ?) ORDER BY {ordering}"
             )
             return page, count, None, True, False, False
+        snapshot = "(SELECT pg_current_snapshot()::text)"
+        # the gate: no work under the snapshot given (FindPlan.gated)
+        gate = f"{snapshot} IS DISTINCT FROM ?::text" if gated and not sqlite else ""
+
+        def marked(page: str, extras: int) -> str:
+            """A gated page, or under the snapshot given (its parameter again), one row
+            of nulls but that snapshot: the page is as it was."""
+            if not gate:
+                return page
+            nulls = ", ".join(["NULL"] * (len(sel.keys) + extras - 1))
+            return (
+                f"({page}) UNION ALL SELECT {nulls}, {snapshot} "
+                f"WHERE {snapshot} IS NOT DISTINCT FROM ?::text"
+            )
+
         if counted:
             page = (
-                f"SELECT {sel.sql}, w.total FROM {table} t JOIN (SELECT t.id, "
-                f"COUNT(*) OVER () AS total FROM {table} t{filtered} ORDER BY {ordering} "
-                f"{bounds}) w ON w.id = t.id ORDER BY {ordering}"
+                f"SELECT {sel.sql}, w.total{', ' + snapshot if gate else ''} FROM {table} t "
+                f"JOIN (SELECT t.id, COUNT(*) OVER () AS total FROM {table} t{filtered} "
+                f"ORDER BY {ordering} {bounds}) w ON w.id = t.id"
+                f"{' WHERE ' + gate if gate else ''} ORDER BY {ordering}"
             )
-            return page, count, None, True, False, False
+            return marked(page, 2), count, None, True, False, False
 
         def pg_page(extra: str) -> str:
             """PostgreSQL: a first page in id order walks the list index and stops after
@@ -312,24 +343,34 @@ class TypeReader:
             only: an index scan reads the row of every entry it skips or sorts too
             (page 40 of 64: 1.8 -> 0.49 ms)"""
             if simple and first is not None:
-                return f"SELECT {sel.sql}{extra} FROM {scan}{filtered} ORDER BY {ordering} {bounds}"
+                gated_where = (
+                    f"{filtered} AND {gate}"
+                    if gate and filtered
+                    else f" WHERE {gate}"
+                    if gate
+                    else filtered
+                )
+                return (
+                    f"SELECT {sel.sql}{extra} FROM {scan}{gated_where} ORDER BY {ordering} {bounds}"
+                )
             return (
                 f"SELECT {sel.sql}{extra} FROM {table} t JOIN (SELECT t.id FROM {scan}{filtered} "
-                f"ORDER BY {ordering} {bounds}) w ON w.id = t.id ORDER BY {ordering}"
+                f"ORDER BY {ordering} {bounds}) w ON w.id = t.id"
+                f"{' WHERE ' + gate if gate else ''} ORDER BY {ordering}"
             )
 
         if not sqlite and with_count:
             # PostgreSQL: the count rides along as a column computed once (an init plan),
             # one statement and one round trip instead of two; and only when the database
             # has changed since the total handed back was counted (remember_total)
-            snapshot = "(SELECT pg_current_snapshot()::text)"
             page = pg_page(
                 f", CASE WHEN {snapshot} = ?::text THEN ?::int8 ELSE "
                 f"(SELECT COUNT(*) FROM {scan}{filtered}) END, {snapshot}"
             )
-            return page, count, None, True, True, True
+            return marked(page, 2), count, None, True, True, True
         if not sqlite:
-            return pg_page(""), count, None, False, False, False
+            page = pg_page(f", {snapshot}" if gate else "")
+            return marked(page, 1), count, None, False, False, False
         if simple:
             page = f"SELECT {sel.sql} FROM {scan}{filtered} ORDER BY {ordering} {bounds}"
             return page, count, None, False, False, False
