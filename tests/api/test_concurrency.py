@@ -168,7 +168,9 @@ def test_small_writes_during_a_large_one_wait_their_turn_and_land(
             status = await _large_write(client)
             finished.append("big")
             return status
-        await asyncio.sleep(0.01 * i)
+        # while the large write runs (about 10 ms on the writer thread on SQLite, once its
+        # 1,000 components are read and checked)
+        await asyncio.sleep(0.002 * i)
         if i % 2:
             r = await client.post("/api/tags", json={"data": {"name": f"small {i}"}})
             finished.append("small")
