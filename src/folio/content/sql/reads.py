@@ -72,38 +72,39 @@ class Reads:
         bounds = (page.size, page.offset, page.with_count)
 
         def gated_page() -> Program:
-            """PostgreSQL: (rows, total, token) of a remembered page, read only if the
-            database has changed since."""
+            """PostgreSQL: (rows, total, token, whether read now) of a remembered page,
+            read only if the database has changed since."""
             assert memo is not None
             known = memo.latest(shape, bounds)
             shut = known[0] if known is not None else None
             rows = yield query(plan.page, [*plan.page_params, shut, shut])
             if rows and rows[0][0] is None and known is not None:
-                return *known[1], rows[0][-1]  # the gate shut: nothing has changed
+                return *known[1], rows[0][-1], False  # the gate shut: nothing has changed
             if rows:
                 total = reader.remember_total(plan, rows) if plan.counted else -1
-                return rows, total, rows[0][-1]
+                return rows, total, rows[0][-1], True
             total = -1
             if plan.counted:  # an empty page (past the last one)
                 got = yield count_query(plan.count, plan.count_params)
                 total = got[0][0]
-            return rows, total, None
+            return rows, total, None, False
 
         def program() -> Program:
             token = None
             if plan.gated:
-                rows, total, token = yield from gated_page()
+                rows, total, token, fresh = yield from gated_page()
             else:
                 if memo is not None:
                     token = yield VERSION
                 found = memo.get(shape, bounds, token) if memo and token is not None else None
+                fresh = found is None
                 if found is not None:
                     rows, total = found
                 else:
                     rows, total = yield from self._page(plan, page, reader)
             if token is not None:
                 ctx.token = token
-                if memo is not None:
+                if memo is not None and fresh:
                     memo.put_page(
                         shape,
                         bounds,
