@@ -252,9 +252,11 @@ def test_simultaneous_one_row_creates_are_all_kept(backend: str, app_dir: Path) 
     assert sorted(d["documentId"] for d in listed) == sorted(d["documentId"] for d in created)
 
 
-def test_one_statement_writes_together_fail_alone(backend: str, app_dir: Path) -> None:
-    """Of one-statement writes sent together, one that the database refuses fails alone:
-    the others are committed."""
+def _together_on_scratch(
+    backend: str, app_dir: Path, writes: Callable[[Any], list[Awaitable[Any]]]
+) -> tuple[list[Any], list[Any]]:
+    """The answers of `writes(db)` sent together to a fresh table `scratch (k)`, and its
+    keys afterwards."""
     from folio.store.database import open_database
     from folio.store.program import execute, query
 
@@ -264,26 +266,15 @@ def test_one_statement_writes_together_fail_alone(backend: str, app_dir: Path) -
         db = open_database(url, str(app_dir))
         await db.start()
         try:
-            await db.write_one(execute("CREATE TABLE scratch_one (k INTEGER PRIMARY KEY)"))
-            sent = [1, 2, 2, 3]  # the second 2 breaks the key
-            answers = await asyncio.gather(
-                *(
-                    db.write_one(execute("INSERT INTO scratch_one (k) VALUES (?)", (k,)))
-                    for k in sent
-                ),
-                return_exceptions=True,
-            )
-            rows = await db.read(_rows(query("SELECT k FROM scratch_one ORDER BY k")))
-            await db.write_one(execute("DROP TABLE scratch_one"))
-            return answers, rows
+            await db.write_one(execute("CREATE TABLE scratch (k INTEGER PRIMARY KEY)"))
+            answers = await asyncio.gather(*writes(db), return_exceptions=True)
+            rows = await db.read(_rows(query("SELECT k FROM scratch ORDER BY k")))
+            await db.write_one(execute("DROP TABLE scratch"))
+            return list(answers), rows
         finally:
             await db.close()
 
-    answers, rows = asyncio.run(run())
-    # one of the two writes of 2 fails (on PostgreSQL, either: they run side by side)
-    refused = [isinstance(a, Exception) for a in answers]
-    assert refused in ([False, False, True, False], [False, True, False, False])
-    assert [r[0] for r in rows] == [1, 2, 3]
+    return asyncio.run(run())
 
 
 def _rows(stmt: Any) -> Any:
@@ -291,38 +282,42 @@ def _rows(stmt: Any) -> Any:
     return rows
 
 
+def test_one_statement_writes_together_fail_alone(backend: str, app_dir: Path) -> None:
+    """Of one-statement writes sent together, one that the database refuses fails alone:
+    the others are committed."""
+    from folio.store.program import execute
+
+    sent = [1, 2, 2, 3]  # the second 2 breaks the key
+    answers, rows = _together_on_scratch(
+        backend,
+        app_dir,
+        lambda db: [
+            db.write_one(execute("INSERT INTO scratch (k) VALUES (?)", (k,))) for k in sent
+        ],
+    )
+    # one of the two writes of 2 fails (on PostgreSQL, either: they run side by side)
+    refused = [isinstance(a, Exception) for a in answers]
+    assert refused in ([False, False, True, False], [False, True, False, False])
+    assert [r[0] for r in rows] == [1, 2, 3]
+
+
 def test_writes_of_several_statements_together_fail_alone(backend: str, app_dir: Path) -> None:
     """Of writes sent together (on SQLite, run in one transaction on the writer thread),
     one that fails after its first statements leaves none of its changes: the others are
     committed, each answered with its own result."""
-    from folio.store.database import open_database
     from folio.store.program import Program, execute, query
 
-    url = database_url(backend, app_dir)
-
     def insert_two(k: int) -> Program:
-        yield execute("INSERT INTO scratch_two (k) VALUES (?)", (k,))
+        yield execute("INSERT INTO scratch (k) VALUES (?)", (k,))
         if k == 2:
             raise ValueError("refused after its first insert")
-        yield execute("INSERT INTO scratch_two (k) VALUES (?)", (k + 100,))
-        rows = yield query("SELECT COUNT(*) FROM scratch_two WHERE k = ?", (k,))
+        yield execute("INSERT INTO scratch (k) VALUES (?)", (k + 100,))
+        rows = yield query("SELECT COUNT(*) FROM scratch WHERE k = ?", (k,))
         return int(rows[0][0])
 
-    async def run() -> tuple[list[Any], list[Any]]:
-        db = open_database(url, str(app_dir))
-        await db.start()
-        try:
-            await db.write_one(execute("CREATE TABLE scratch_two (k INTEGER PRIMARY KEY)"))
-            answers = await asyncio.gather(
-                *(db.write(insert_two(k)) for k in (1, 2, 3, 1)), return_exceptions=True
-            )
-            rows = await db.read(_rows(query("SELECT k FROM scratch_two ORDER BY k")))
-            await db.write_one(execute("DROP TABLE scratch_two"))
-            return answers, rows
-        finally:
-            await db.close()
-
-    answers, rows = asyncio.run(run())
+    answers, rows = _together_on_scratch(
+        backend, app_dir, lambda db: [db.write(insert_two(k)) for k in (1, 2, 3, 1)]
+    )
     assert answers[0] == 1 and answers[2] == 1
     assert isinstance(answers[1], ValueError)
     assert isinstance(answers[3], Exception)  # 1 again: the key is taken

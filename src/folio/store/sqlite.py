@@ -305,35 +305,12 @@ class SqliteDatabase(Database):
             except Exception as exc:
                 done.set_exception(exc)
             return
-        conn = self._conn()
-        answers: list[tuple[asyncio.Future[Any], Any, Exception | None]] = []
-        self._written += 1
         try:
-            self._catch_up(conn)
-            conn.execute("BEGIN IMMEDIATE")
-            for stmt, done in group:
-                try:
-                    # a statement that fails undoes its own changes, not the others'
-                    answers.append((done, self._one(conn, stmt), None))
-                except Exception as exc:
-                    if not conn.in_transaction:
-                        raise  # SQLite rolled the whole transaction back: all fail
-                    answers.append((done, None, exc))
-            conn.execute("COMMIT")
-            self._committed(conn)
+            # each statement undoes its own changes when it fails, not the others'
+            answers = self._write_group([_single(stmt) for stmt, _ in group], savepoints=False)
         except Exception as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            for _, done in group:
-                done.set_exception(exc)
-            return
-        finally:
-            self._written += 1
-        for done, result, error in answers:
-            if error is not None:
-                done.set_exception(error)
-            else:
-                done.set_result(result)
+            answers = [(False, exc)] * len(group)
+        _answer([done for _, done in group], answers)
 
     async def write_one(self, stmt: Stmt) -> Any:
         if not self._pending:
@@ -397,11 +374,14 @@ class SqliteDatabase(Database):
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(_answer, [done for _, done in group], answers)
 
-    def _write_group(self, programs: list[Program]) -> list[tuple[bool, Any]]:
+    def _write_group(
+        self, programs: list[Program], savepoints: bool = True
+    ) -> list[tuple[bool, Any]]:
         """(succeeded, answer or exception) of each program, all in one transaction; each
-        in a savepoint of its own, so that one that fails undoes its own changes only. A
-        failure that ends the transaction itself (a full disk, an I/O error) fails them
-        all: none of their changes stays."""
+        in a savepoint of its own, so that one that fails undoes its own changes only
+        (`savepoints` False: programs of one statement each, which SQLite undoes whole when
+        it fails). A failure that ends the transaction itself (a full disk, an I/O error)
+        fails them all: none of their changes stays."""
         if len(programs) == 1:
             try:
                 return [(True, self._write_sync(programs[0]))]
@@ -414,17 +394,20 @@ class SqliteDatabase(Database):
             self._catch_up(conn)
             conn.execute("BEGIN IMMEDIATE")
             for program in programs:
-                conn.execute("SAVEPOINT w")
+                if savepoints:
+                    conn.execute("SAVEPOINT w")
                 try:
                     answer = self._run(conn, program)
                 except Exception as exc:
                     if not conn.in_transaction:
-                        raise
-                    conn.execute("ROLLBACK TO w")
-                    conn.execute("RELEASE w")
+                        raise  # SQLite rolled the whole transaction back: all fail
+                    if savepoints:
+                        conn.execute("ROLLBACK TO w")
+                        conn.execute("RELEASE w")
                     answers.append((False, exc))
                 else:
-                    conn.execute("RELEASE w")
+                    if savepoints:
+                        conn.execute("RELEASE w")
                     answers.append((True, answer))
             conn.execute("COMMIT")
             self._committed(conn)

@@ -68,7 +68,9 @@ class Reads:
         plan = reader.find_statements(read, locale, gated)
         sel = reader.selection(read.fields)
         ctx = ReadContext(read.status, locale, read.locale)
-        shape = (plan.page, plan.walk, tuple(frozen(p) for p in plan.count_params))
+        shape: Any = None
+        if memo is not None:
+            shape = (plan.page, plan.walk, tuple(frozen(p) for p in plan.count_params))
         bounds = (page.size, page.offset, page.with_count)
 
         def gated_page() -> Program:

@@ -343,13 +343,9 @@ class TypeReader:
             only: an index scan reads the row of every entry it skips or sorts too
             (page 40 of 64: 1.8 -> 0.49 ms)"""
             if simple and first is not None:
-                gated_where = (
-                    f"{filtered} AND {gate}"
-                    if gate and filtered
-                    else f" WHERE {gate}"
-                    if gate
-                    else filtered
-                )
+                gated_where = filtered
+                if gate:
+                    gated_where += f" AND {gate}" if filtered else f" WHERE {gate}"
                 return (
                     f"SELECT {sel.sql}{extra} FROM {scan}{gated_where} ORDER BY {ordering} {bounds}"
                 )
