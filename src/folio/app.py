@@ -17,6 +17,7 @@ from folio.auth.access import AccessControl
 from folio.auth.jwt import JwtCodec
 from folio.auth.mail import LogMailer, Mailer
 from folio.auth.permissions import RoleTable, catalogue
+from folio.auth.ratelimit import RateLimiter, limiter_for
 from folio.auth.settings import load_auth_settings
 from folio.config import Settings, load_settings
 from folio.content.accounts.tokens import TokenService
@@ -54,6 +55,8 @@ class Folio:
         self.access = AccessControl(
             self.roles, self.users, self.tokens, self.jwt, auth.cache_seconds
         )
+        # counts sign-in and sign-up requests (config/plugins: users-permissions ratelimit)
+        self.rate_limiter: RateLimiter = limiter_for(auth.ratelimit)
         # where uploaded files go (config/plugins: upload.config.provider)
         self.storage: Provider = provider_for(settings.raw.get("plugins", {}), settings.app_dir)
         self.hooks = load_hooks(settings.app_dir, registry)

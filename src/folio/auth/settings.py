@@ -43,6 +43,8 @@ class RateLimit:
     enabled: bool = True
     interval: float = 60.0  # seconds
     max: int = 10
+    # windows kept at most (memory limiter: about 250 bytes each)
+    max_entries: int = 100_000
 
 
 @dataclass
@@ -151,6 +153,11 @@ def load_auth_settings(settings: Settings) -> AuthSettings:
             s.ratelimit.interval = parse_duration(interval, "users-permissions ratelimit.interval")
         if isinstance(limit.get("max"), int):
             s.ratelimit.max = int(limit["max"])
+        entries = limit.get("maxEntries")
+        if entries is not None:
+            if not isinstance(entries, int) or isinstance(entries, bool) or entries < 1:
+                raise ConfigError("users-permissions ratelimit.maxEntries: a positive integer")
+            s.ratelimit.max_entries = entries
     if isinstance(up.get("cacheSeconds"), int | float):
         s.cache_seconds = float(up["cacheSeconds"])
     return s

@@ -13,6 +13,7 @@ from starlette.routing import Route
 
 from folio.auth.principal import Principal
 from folio.auth.ratelimit import RateLimiter
+from folio.content.accounts.users import credentials_too_long
 from folio.content.query import Query
 from folio.errors import (
     ApplicationError,
@@ -58,8 +59,7 @@ class UserEndpoints:
         self.folio = folio
         self.pipeline = pipeline
         self.users = folio.users
-        s = folio.auth_settings.ratelimit
-        self.limiter = RateLimiter(s.interval, s.max, s.enabled)
+        self.limiter: RateLimiter = folio.rate_limiter
 
     def routes(self) -> list[Route]:
         get, post = ["GET", "HEAD"], ["POST"]
@@ -108,32 +108,39 @@ class UserEndpoints:
     def _limited(self, handler: Handler, by_email: bool) -> Handler:
         """Counts the request (after authorization, as the reference) per path and client
         address, and per email for the routes that take one; every answer carries the
-        X-RateLimit headers."""
+        X-RateLimit headers. Credentials longer than their maximum are refused (400, or
+        429 when the address is already limited) without entering a key."""
 
         async def limited(request: Request, principal: Principal) -> Response:
             path = "/" + "/".join(p for p in request.url.path.lower().split("/") if p)
             client = request.client.host if request.client else "-"
+            sign_in = path.endswith("/auth/local")
+            body = await self._body(request) if by_email or sign_in else {}
+            too_long = credentials_too_long(body)
             key = f"{path}:{client}"
             if by_email:
-                body = await self._body(request)
                 email = body.get("email")
-                key = f"{email.lower() if isinstance(email, str) else 'unknownIdentifier'}:{key}"
-            verdict = self.limiter.hit(key)
+                if not isinstance(email, str) or too_long is not None:
+                    email = "unknownIdentifier"
+                key = f"{email.lower()}:{key}"
+            verdict = await self.limiter.hit(key)
             if verdict is None:
+                if too_long is not None:
+                    raise too_long
                 return await handler(request, principal)
-            if path.endswith("/auth/local"):
+            ident = body.get("identifier")
+            if sign_in and too_long is None and isinstance(ident, str) and ident:
                 # sign-in is also limited per identifier, whatever the address: a client
                 # that changes addresses still gets `max` guesses per account and window
-                body = await self._body(request)
-                ident = body.get("identifier")
-                if isinstance(ident, str) and ident:
-                    per_account = self.limiter.hit(f"{path}:identifier:{ident.lower()}")
-                    if per_account is not None and not per_account.allowed:
-                        verdict = per_account
+                per_account = await self.limiter.hit(f"{path}:identifier:{ident.lower()}")
+                if per_account is not None and not per_account.allowed:
+                    verdict = per_account
             if not verdict.allowed:
                 response = error_response(RateLimitError())
             else:
                 try:
+                    if too_long is not None:
+                        raise too_long
                     response = await handler(request, principal)
                 except FolioError as exc:
                     response = error_response(exc)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -34,6 +34,37 @@ from folio.schema.model import ContentType
 
 INVALID_CREDENTIALS = "Invalid identifier or password"
 TAKEN = "Email or Username are already taken"
+
+# The longest credentials the account routes take: names and addresses as the model stores
+# them (its strings hold 255 characters), passwords a few times what is hashed (72 bytes).
+# Longer ones are refused before they are counted, looked up, hashed or stored.
+MAX_NAME_CHARS = 255
+MAX_PASSWORD_BYTES = 256
+NAME_FIELDS = ("identifier", "email", "username")
+PASSWORD_FIELDS = ("password", "currentPassword", "passwordConfirmation")
+
+
+def credentials_too_long(body: Mapping[str, Any]) -> ValidationError | None:
+    """The error for the credentials of `body` that are longer than their maximum, or None
+    (the values themselves are not echoed back: they may be megabytes)."""
+    errors: list[FieldError] = []
+    for name in NAME_FIELDS:
+        value = body.get(name)
+        if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
+            errors.append(FieldError([name], f"{name} must be at most {MAX_NAME_CHARS} characters"))
+    for name in PASSWORD_FIELDS:
+        value = body.get(name)
+        if isinstance(value, str) and (
+            len(value) > MAX_PASSWORD_BYTES or len(value.encode()) > MAX_PASSWORD_BYTES
+        ):
+            errors.append(FieldError([name], f"{name} must be at most {MAX_PASSWORD_BYTES} bytes"))
+    return validation_failed(errors) if errors else None
+
+
+def _check_lengths(body: Mapping[str, Any]) -> None:
+    error = credentials_too_long(body)
+    if error is not None:
+        raise error
 
 
 def _required(body: dict[str, Any], name: str, errors: list[FieldError]) -> str:
@@ -174,6 +205,7 @@ class UserService:
         """What a create or an update stores: the password checked and hashed (off the event
         loop), the email lowercased, and no clash with another user's name or address."""
         values = dict(data)
+        _check_lengths(values)
         self._check_password_field(values)
         if isinstance(values.get("email"), str):
             values["email"] = values["email"].lower()
@@ -222,6 +254,7 @@ class UserService:
             )
 
     async def register(self, body: dict[str, Any]) -> dict[str, Any]:
+        _check_lengths(body)
         allowed = set(self.settings.register_allowed_fields)
         extra = [k for k in body if k not in ("username", "email", "password") and k not in allowed]
         if extra:
@@ -256,6 +289,7 @@ class UserService:
         return {"jwt": self.jwt.issue(int(user["id"])), "user": user}
 
     async def login(self, identifier: Any, password: Any) -> dict[str, Any]:
+        _check_lengths({"identifier": identifier, "password": password})
         errors: list[FieldError] = []
         if not isinstance(identifier, str) or not identifier:
             errors.append(FieldError(["identifier"], "identifier is a required field"))
@@ -280,6 +314,7 @@ class UserService:
         return {"jwt": self.jwt.issue(int(row[0])), "user": user}
 
     async def change_password(self, user_id: int, body: dict[str, Any]) -> dict[str, Any]:
+        _check_lengths(body)
         errors: list[FieldError] = []
         confirmation = _required(body, "passwordConfirmation", errors)
         password = _required(body, "password", errors)
@@ -303,6 +338,7 @@ class UserService:
         return {"jwt": self.jwt.issue(user_id), "user": user}
 
     async def forgot_password(self, body: dict[str, Any]) -> dict[str, Any]:
+        _check_lengths(body)
         errors: list[FieldError] = []
         email = _required(body, "email", errors)
         _check_keys(body, ("email",), errors)
@@ -324,6 +360,7 @@ class UserService:
         return {"ok": True}
 
     async def reset_password(self, body: dict[str, Any]) -> dict[str, Any]:
+        _check_lengths(body)
         errors: list[FieldError] = []
         confirmation = _required(body, "passwordConfirmation", errors)
         password = _required(body, "password", errors)
@@ -359,6 +396,7 @@ class UserService:
         return int(user_id)
 
     async def send_email_confirmation(self, body: dict[str, Any]) -> dict[str, Any]:
+        _check_lengths(body)
         errors: list[FieldError] = []
         email = _required(body, "email", errors)
         if errors:
