@@ -14,9 +14,12 @@ from typing import Any
 
 import orjson
 
+from folio.config_keys import check_keys
 from folio.errors import ConfigError
 
 CONFIG_NAMES = ("server", "database", "api", "plugins", "i18n", "middlewares", "admin")
+# every key read from these files is listed in folio.config_keys.KNOWN_KEYS (the others are
+# refused at start-up): a new key goes there too
 
 
 class Env:
@@ -73,9 +76,13 @@ def _load_file(config_dir: Path, name: str) -> dict[str, Any]:
     else:
         return {}
     if name == "middlewares" and isinstance(data, list):
-        return {"stack": data}  # the reference's list of middlewares
+        data = {"stack": data}  # the reference's list of middlewares
     if not isinstance(data, dict):
         raise ConfigError(f"config/{name}: must define an object")
+    where = f"config/{json_path.name if json_path.is_file() else py_path.name}"
+    problem = check_keys(name, data, where)
+    if problem:
+        raise ConfigError(problem)
     return data
 
 
@@ -111,6 +118,14 @@ class Settings:
     # addresses of the proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (none
     # by default: a client could otherwise claim any address and dodge per-address limits)
     trusted_proxies: list[str] = field(default_factory=list)
+    # server.json `timeouts` (seconds: a request's headers, a pause in its body, an idle
+    # keep-alive connection) and connection limits (per client address; in all, 0: from the
+    # open-files limit), enforced by the server's protocol (folio.transport)
+    headers_timeout: float = 10.0
+    body_timeout: float = 30.0
+    keep_alive_timeout: float = 5.0
+    max_connections_per_client: int = 256
+    max_connections: int = 0
     raw: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
@@ -166,6 +181,7 @@ def load_settings(app_dir: Path) -> Settings:
     s.host = str(server.get("host", s.host))
     s.port = int(server.get("port", s.port))
     s.trusted_proxies = _proxies(server.get("trustedProxies", []), "config/server trustedProxies")
+    _server_limits(s, server)
     url = _database_url(raw["database"]) if raw["database"] else None
     if url:
         s.database_url = url
@@ -207,7 +223,48 @@ def load_settings(app_dir: Path) -> Settings:
         s.trusted_proxies = _proxies(
             [p for p in os.environ["TRUSTED_PROXIES"].split(",") if p.strip()], "TRUSTED_PROXIES"
         )
+    _server_limits(s, {}, os.environ)
     return s
+
+
+# (setting, its server.json key (a timeout's under `timeouts`), environment variable)
+SERVER_LIMITS = (
+    ("headers_timeout", "headers", "HEADERS_TIMEOUT"),
+    ("body_timeout", "body", "BODY_TIMEOUT"),
+    ("keep_alive_timeout", "keepAlive", "KEEP_ALIVE_TIMEOUT"),
+    ("max_connections_per_client", "maxConnectionsPerClient", "MAX_CONNECTIONS_PER_CLIENT"),
+    ("max_connections", "maxConnections", "MAX_CONNECTIONS"),
+)
+
+
+def _server_limits(s: Settings, server: dict[str, Any], env: Any = None) -> None:
+    """server.json's `timeouts` ({"headers", "body", "keepAlive"}: seconds, more than 0)
+    and `maxConnectionsPerClient` / `maxConnections` (whole numbers, 0: no limit / the
+    default), or their environment variables when `env` is given."""
+    timeouts = server.get("timeouts", {})
+    if not isinstance(timeouts, dict):
+        raise ConfigError("config/server timeouts must be an object of seconds")
+    for name, key, variable in SERVER_LIMITS:
+        is_timeout = name.endswith("_timeout")
+        if env is not None:
+            if env.get(variable, "") == "":
+                continue
+            value: Any = env[variable]
+            where = variable
+        else:
+            source = timeouts if is_timeout else server
+            if key not in source:
+                continue
+            value = source[key]
+            where = f"config/server {'timeouts.' if is_timeout else ''}{key}"
+        try:
+            number = float(value) if is_timeout else int(value)
+        except (TypeError, ValueError):
+            number = -1
+        if isinstance(value, bool) or number < 0 or (is_timeout and number == 0):
+            kind = "a number of seconds above 0" if is_timeout else "a whole number, 0 or more"
+            raise ConfigError(f"{where} must be {kind} (got {value!r})")
+        setattr(s, name, number)
 
 
 def _pool(value: Any, where: str = "config/database pool") -> tuple[int, int | None] | None:

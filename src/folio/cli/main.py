@@ -73,31 +73,18 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     os.environ["FOLIO_LOG_LEVEL"] = args.log_level
     os.environ["FOLIO_LOG_FORMAT"] = args.log_format
     os.environ["FOLIO_REQUEST_LOG"] = "1" if args.request_log else "0"
-    print(
+    banner = (
         f"folio {__version__} · app {app_dir} · database {_database(settings.database_url)}"
-        f" · http://{host}:{port} · environment {environment()}",
-        flush=True,
+        f" · http://{host}:{port} · environment {environment()}"
     )
-    options: dict[str, object] = {
-        "host": host,
-        "port": port,
-        "factory": True,
-        "log_level": args.log_level,
-        "access_log": False,  # Folio logs each request itself (folio.http.requestlog)
-        "server_header": False,
-        # X-Forwarded-* are believed only from the configured proxies
-        "proxy_headers": bool(settings.trusted_proxies),
-        "forwarded_allow_ips": ",".join(settings.trusted_proxies) or None,
-    }
-    try:
-        import uvloop  # noqa: F401
+    if args.log_format == "json":
+        from folio.http.logformat import line
 
-        from folio.transport import JoiningHttpToolsProtocol
+        banner = line("json", banner)
+    print(banner, flush=True)
+    from folio.cli.server import server_options
 
-        options["loop"] = "uvloop"
-        options["http"] = JoiningHttpToolsProtocol
-    except ImportError:  # pragma: no cover
-        pass
+    options = server_options(settings, host, port, args.log_level, args.log_format)
     if reload:
         options["reload"] = True
         options["reload_dirs"] = [
@@ -108,7 +95,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         options["reload_includes"] = ["*.py", "*.json"]
     elif args.workers and args.workers > 1:
         options["workers"] = args.workers
-    uvicorn.run("folio.http.app:create_app", **options)  # type: ignore[arg-type]
+    uvicorn.run("folio.http.app:create_app", **options)
     return 0
 
 

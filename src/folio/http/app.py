@@ -8,7 +8,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -39,6 +38,7 @@ from folio.http.documentation import PATH as DOCS_PATH
 from folio.http.documentation import DocumentationPage
 from folio.http.edges import CorsSettings, Edges
 from folio.http.graphql.endpoint import GraphQLEndpoint
+from folio.http.logformat import configure_logging
 from folio.http.openapi import OpenApiBuilder
 from folio.http.pipeline import Pipeline
 from folio.http.requestlog import RequestLog
@@ -329,37 +329,6 @@ class UploadedFiles:
             await send(message)
 
         await self.files(scope, receive, sending)
-
-
-class _JsonFormatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        entry = {
-            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        if record.exc_info:
-            entry["error"] = self.formatException(record.exc_info)
-        return orjson.dumps(entry).decode()
-
-
-def configure_logging(level: str, fmt: str = "plain") -> None:
-    """Folio's own log (`folio.*`: mail written by the default sender, errors) on stderr,
-    as text or JSON lines."""
-    folio_log = logging.getLogger("folio")
-    for handler in [h for h in folio_log.handlers if getattr(h, "folio", False)]:
-        folio_log.removeHandler(handler)
-    handler = logging.StreamHandler()
-    if fmt == "json":
-        formatter: logging.Formatter = _JsonFormatter()
-        formatter.converter = time.gmtime
-    else:
-        formatter = logging.Formatter("%(levelname)s: %(name)s: %(message)s")
-    handler.setFormatter(formatter)
-    handler.folio = True  # type: ignore[attr-defined]
-    folio_log.addHandler(handler)
-    folio_log.setLevel("DEBUG" if level == "trace" else level.upper())
 
 
 def _request_log() -> RequestLog | None:
