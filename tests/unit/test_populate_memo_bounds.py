@@ -1,14 +1,26 @@
 """The populate memo stays within its byte budget, counting what each remembered entry
-keeps: its rows, and its own copy of the statement's text and parameters."""
+keeps: its rows (every one weighed, whatever their sizes and characters), and its own copy
+of the statement's text and parameters."""
 
 from __future__ import annotations
 
 import gc
+import sys
 import tracemalloc
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
-from folio.content.sql.load import KEY_PARAMS, KEYS, Populator, ReadContext, RowMemo
+import pytest
+
+from folio.content.sql.load import (
+    KEY_PARAMS,
+    KEYS,
+    Populator,
+    ReadContext,
+    RowMemo,
+    _weigh_rows,
+)
 from folio.schema.loader import load_registry
 from folio.store.program import Stmt, Version
 from tests.conftest import FIXTURES
@@ -82,3 +94,77 @@ def test_rows_are_remembered_per_parent_under_the_token() -> None:
     # another token (a commit since): asked again
     got, asked = read([1, 2], "t2", [("z", 1)])
     assert got == [("z", 1)] and len(asked) == 1
+
+
+def deep_size(value: Any, seen: set[int] | None = None) -> int:
+    """The bytes `value` holds, each object counted once."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    total = sys.getsizeof(value)
+    if isinstance(value, list | tuple):
+        total += sum(deep_size(v, seen) for v in value)
+    elif isinstance(value, dict):
+        total += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in value.items())
+    return total
+
+
+def uneven_page(text: str, rows: int = 96, every: int = 12) -> list[tuple[Any, ...]]:
+    """Rows where each `every`th is tiny and the others hold `text` (a fresh copy each)."""
+    return [
+        (
+            i,
+            f"doc{i:020d}",
+            "tiny" if i % every == 0 else (text + str(i)),
+            None,
+            1.5,
+            datetime(2026, 1, 1, tzinfo=UTC),
+        )
+        for i in range(rows)
+    ]
+
+
+LONG = 20_000
+TEXTS = {
+    "ascii": "lorem ipsum " * (LONG // 12),
+    "latin-1": "é" * LONG,
+    "two bytes": "ĉ" * LONG,
+    "four bytes": "\U0001f600" * LONG,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TEXTS))
+def test_rows_are_weighed_at_no_less_than_they_hold(kind: str) -> None:
+    for every in (12, 8, 3, 1):
+        page = uneven_page(TEXTS[kind], every=every)
+        held = deep_size(page)
+        weighed = _weigh_rows(page)
+        assert held <= weighed <= 1.1 * held + 96 * 400, (every, held, weighed)
+
+
+def test_other_values_are_weighed_at_no_less_than_they_hold() -> None:
+    many = [tuple(f"v{i}-{j}" for j in range(40)) for i in range(25)]
+    assert deep_size(many) <= _weigh_rows(many) <= 2 * deep_size(many)
+    blobs = [(i, b"\x00" * (i * 1000)) for i in range(50)]
+    assert deep_size(blobs) <= _weigh_rows(blobs) <= 1.1 * deep_size(blobs)
+    nested = [(1, ["x" * 5000, {"k": "y" * 5000}])]
+    assert deep_size(nested) <= _weigh_rows(nested) <= 1.1 * deep_size(nested)
+
+
+def test_pages_of_uneven_rows_stay_within_the_budget() -> None:
+    memo = RowMemo(BUDGET)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(60):
+            # each page about 1.7 MB, every 12th row tiny (where a sample of eight looked)
+            memo.put_page(("page", n), (96, 0, True), "token", uneven_page(TEXTS["ascii"]), 96, 0)
+            assert memo.size <= BUDGET
+        gc.collect()
+        used = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert 0 < memo.size <= BUDGET
+    assert used < 1.25 * BUDGET, used
