@@ -53,6 +53,7 @@ from folio.errors import (
     NotFoundError,
     PolicyError,
 )
+from folio.errors import SyntaxError as SyntaxError_
 from folio.http.graphql import extend
 from folio.http.graphql.resolvers import Context, Resolvers
 from folio.http.graphql.sandbox import Sandbox
@@ -444,7 +445,11 @@ class GraphQLEndpoint:
         if self.sandbox is not None and Sandbox.wanted(request):
             return self.sandbox.page_response()
         if request.method == "POST":
-            body = await read_json(request, self.folio.settings.max_body_bytes)
+            try:
+                body = await read_json(request, self.folio.settings.max_body_bytes)
+            except SyntaxError_ as exc:
+                # a GraphQL client reads `errors`, whatever went wrong
+                return self._bad_request(exc.message)
             if isinstance(body, list):
                 return self._bad_request("Operation batching disabled.")
             if not isinstance(body, dict) or not body:
