@@ -114,6 +114,8 @@ class PayloadTooLargeError(FolioError):
 class ServiceUnavailableError(FolioError):
     status = 503
     name = "ServiceUnavailableError"
+    # seconds to wait before trying again (the answer's `Retry-After`), when known
+    retry_after: int | None = None
 
 
 class InternalError(FolioError):

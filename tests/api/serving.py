@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -66,3 +67,73 @@ def serving(
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+
+
+class Output:
+    """A server process's stdout and stderr lines, as they come (read through pipes, so
+    that nothing the process does to its files' limits touches them)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.stdout: list[str] = []
+        self.stderr: list[str] = []
+        self._threads = [
+            threading.Thread(target=self._read, args=(proc.stdout, self.stdout), daemon=True),
+            threading.Thread(target=self._read, args=(proc.stderr, self.stderr), daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    @staticmethod
+    def _read(stream: Any, lines: list[str]) -> None:
+        for raw in stream:
+            lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+    def join(self) -> None:
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+    def wait_for(self, needle: str, timeout: float = 10) -> list[str]:
+        """The stderr lines holding `needle`, once there is one (or the time is up)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = [line for line in self.stderr if needle in line]
+            if found or time.monotonic() > deadline:
+                return found
+            time.sleep(0.05)
+
+
+@contextmanager
+def piped_server(
+    app: Path, env: dict[str, str] | None = None, args: list[str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes], Output]]:
+    """`folio serve app [args]` on a free port with its output read through pipes; yields
+    its base URL, the process and its output once `/_health` answers. The process is
+    stopped (SIGTERM, a clean shutdown) when the block ends, and its output read to the
+    end."""
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k not in CLEARED}
+    base = f"http://127.0.0.1:{free_port()}"
+    proc = subprocess.Popen(
+        [*FOLIO, "serve", str(app), "--port", base.rsplit(":", 1)[1], *(args or [])],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    output = Output(proc)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/_health", timeout=2) as r:
+                    if r.status == 204:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError("server did not start: " + "\n".join(output.stderr))
+            time.sleep(0.05)
+        yield base, proc, output
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        output.join()

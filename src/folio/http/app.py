@@ -5,6 +5,7 @@ database is opened and synced in the server's lifespan."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
@@ -47,6 +48,8 @@ from folio.http.rest.content import ContentEndpoints
 from folio.http.security import security_headers
 from folio.http.upload import UploadEndpoints
 from folio.http.users import UserEndpoints
+from folio.store.availability import unavailable
+from folio.store.program import Program, Stmt
 
 log = logging.getLogger("folio")
 
@@ -82,6 +85,35 @@ async def _not_found(request: Request) -> Response:
 async def _health(request: Request) -> Response:
     """The server is up (204, as the reference answers)."""
     return Response(status_code=204)
+
+
+# seconds the readiness probe waits for the database's answer
+READY_TIMEOUT = 5.0
+
+
+def _ping(dialect: str) -> Program:
+    # SQLite answers `SELECT 1` without reading its file
+    sql = "SELECT count(*) FROM sqlite_master" if dialect == "sqlite" else "SELECT 1"
+    rows = yield Stmt(sql)
+    return rows
+
+
+def _ready(folio: Folio) -> Any:
+    """`GET /_health/ready`: the server can serve, its database answers a statement (204);
+    503 `ServiceUnavailableError` with `Retry-After` while it does not."""
+
+    async def ready(request: Request) -> Response:
+        try:
+            await asyncio.wait_for(folio.db.read(_ping(folio.db.dialect)), READY_TIMEOUT)
+        except TimeoutError:
+            raise unavailable("The database did not answer in time") from None
+        availability = getattr(folio.db, "availability", None)
+        if availability is not None and availability.down:
+            # reads work, writes did not (a full disk): until a write succeeds
+            raise unavailable("The database refuses writes")
+        return Response(status_code=204)
+
+    return ready
 
 
 def _locales(folio: Folio) -> Any:
@@ -204,6 +236,7 @@ def build_asgi(folio: Folio) -> Starlette:
     graphql = GraphQLEndpoint(folio)
     routes: list[BaseRoute] = [
         Route("/_health", _health, methods=["GET", "HEAD"]),
+        Route("/_health/ready", _ready(folio), methods=["GET", "HEAD"]),
         *_documentation(folio, graphql.path if graphql.schema else None),
         Route(
             "/api/i18n/locales",

@@ -26,8 +26,12 @@ def json_response(content: Any, status: int = 200) -> Response:
 def error_response(error: FolioError) -> Response:
     body = error.to_error()
     try:
-        return json_response({"data": None, "error": body}, error.status)
+        response = json_response({"data": None, "error": body}, error.status)
     except TypeError:
         # details that cannot be encoded (a refused value nested past the encoder's limit):
         # the answer keeps its status, name and message
-        return json_response({"data": None, "error": {**body, "details": {}}}, error.status)
+        response = json_response({"data": None, "error": {**body, "details": {}}}, error.status)
+    retry_after = getattr(error, "retry_after", None)
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    return response

@@ -6,7 +6,8 @@ server about 450 us in all, so that was a tenth of it. Folio needs less: its con
 no session state (transactions end in their block, advisory locks are transaction-scoped), so
 a connection that finished its work goes back as it is, to the next waiter or to the idle
 list. One that did not finish (a cancelled request, a broken socket) is closed instead, and a
-waiter then opens a new one."""
+waiter then opens a new one. After an outage of the database the idle ones are dropped
+(`discard_idle`)."""
 
 from __future__ import annotations
 
@@ -92,6 +93,15 @@ class ConnectionPool:
                 return
         if conn is not None:
             self._idle.append(conn)
+
+    def discard_idle(self) -> None:
+        """Closes the idle connections: after the database was found unreachable they are
+        most likely dead, and each would fail a request before the pool opened a new one."""
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            self._size -= 1
+            if not conn.is_closed():
+                conn.terminate()
 
     async def close(self) -> None:
         self._closed = True

@@ -1,5 +1,7 @@
 """PostgreSQL driver on asyncpg connections (a pool of its own: store.pgpool). Statements
-are written with `?` placeholders and rewritten once per distinct text to `$n`."""
+are written with `?` placeholders and rewritten once per distinct text to `$n`. A server
+that cannot be reached, is shutting down, terminated the connection or is out of
+connections or disk is answered 503, logged once per outage (store.availability)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import asyncpg
 
 from folio.caches import BoundedCache
 from folio.errors import FolioError
+from folio.store.availability import Availability
 from folio.store.database import Database, invalid_value
 from folio.store.pgpool import ConnectionPool
 from folio.store.program import Batch, Program, Stmt, Version
@@ -62,6 +65,24 @@ LZ4 = "SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast
 
 SNAPSHOT = "SELECT pg_current_snapshot()::text"
 
+# seconds to open a connection before the database counts as unreachable (asyncpg's own
+# default, 60, held every request that long when the server's host did not answer)
+CONNECT_TIMEOUT = 5.0
+
+# errors of the server's state or of the connection, not of the statement: the database
+# is unavailable (a terminated backend, a server shutting down or starting, one out of
+# connections, memory or disk, a broken socket)
+OUTAGES: tuple[type[BaseException], ...] = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.InsufficientResourcesError,
+    asyncpg.InterfaceError,
+    OSError,
+    TimeoutError,
+)
+
 
 def default_pool_max() -> int:
     """Connections a process keeps at most, unless configured: three per core, at least 4
@@ -81,6 +102,7 @@ class PostgresDatabase(Database):
         self._pool: Any = None
         self._count = 0
         self.upkeep: Upkeep | None = None
+        self.availability = Availability("the PostgreSQL database")
 
     async def start(self) -> None:
         settings = dict(SESSION)
@@ -89,7 +111,10 @@ class PostgresDatabase(Database):
             # statements are prepared once per connection and shape (the text cache makes
             # the shapes few); room for an app's every shape
             return asyncpg.connect(
-                self.url, server_settings=settings, statement_cache_size=STATEMENT_CACHE
+                self.url,
+                server_settings=settings,
+                statement_cache_size=STATEMENT_CACHE,
+                timeout=CONNECT_TIMEOUT,
             )
 
         probe = await connect()
@@ -152,30 +177,47 @@ class PostgresDatabase(Database):
         return token
 
     @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[Any]:
+    async def _connection(self, writing: bool = False) -> AsyncIterator[Any]:
         """A connection of the pool for one program, given back whole; after an error
         other than an answer of the server or the program's own (a cancelled request, a
         broken socket: the connection may be mid-statement) it is closed instead."""
         pool = self._pool
-        conn = await pool.acquire()
+        try:
+            conn = await pool.acquire()
+        except Exception as exc:
+            # no connection could be opened: refused, timed out, turned away
+            raise self._unavailable(exc, writing) from None
         healthy = False
         try:
             yield conn
             healthy = True
+        except OUTAGES as exc:
+            pool.release(conn, False)
+            conn = None
+            raise self._unavailable(exc, writing) from None
         except (asyncpg.PostgresError, FolioError):
             # the statement ended with an answer from the server, or the program stopped
             # between statements: the connection is idle and good
             healthy = True
             raise
         finally:
-            pool.release(conn, healthy)
+            if conn is not None:
+                pool.release(conn, healthy)
+        if self.availability.down_since is not None:
+            self.availability.answered(writing)
+
+    def _unavailable(self, exc: BaseException, writing: bool) -> FolioError:
+        """The 503 for an outage; its first failure drops the idle connections."""
+        if not self.availability.down:
+            self._pool.discard_idle()
+        return self.availability.failed(f"{type(exc).__name__}: {exc}".rstrip(": "), writing)
 
     async def read(self, program: Program) -> Any:
         async with self._connection() as conn:
             return await self._run(conn, program)
 
     async def write_one(self, stmt: Stmt) -> Any:
-        async with self._connection() as conn:
+        async with self._connection(True) as conn:
             result = await self._one(conn, stmt)
         if self.upkeep is not None:
             self.upkeep.touched()
@@ -186,7 +228,7 @@ class PostgresDatabase(Database):
         for attempt in range(attempts):
             current = program() if callable(program) else program
             try:
-                async with self._connection() as conn, conn.transaction():
+                async with self._connection(True) as conn, conn.transaction():
                     result = await self._run(conn, current, writing=True)
                 break
             except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError):

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from folio.caches import BoundedCache, weigh
+from folio.store.availability import guard_sqlite
 from folio.store.database import Database, invalid_value
 from folio.store.program import Batch, Program, Stmt, Version
 
@@ -90,6 +91,8 @@ class SqliteDatabase(Database):
         self._serials_lock = threading.Lock()
         self._polled = 0.0  # when the current turn ran its first read statement
         self._ticking = False  # a tick is scheduled: a read has run in this turn
+        # failures of the file or the disk answer 503, logged once per outage
+        guard_sqlite(self)
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)

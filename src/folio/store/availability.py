@@ -1,0 +1,117 @@
+"""Whether the database answers. A failure of the database's environment rather than of
+a request (PostgreSQL unreachable or shutting down, its backends terminated, out of
+connections or disk; SQLite's file unreadable, full, read-only or locked past its busy
+timeout) is answered 503 `ServiceUnavailableError` with `Retry-After`, and logged once
+when the outage begins and once when the database answers again, not once per request.
+Each database keeps one `Availability`; `/_health/ready` reads it."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from folio.errors import ServiceUnavailableError
+
+log = logging.getLogger("folio")
+
+# seconds a client is asked to wait before trying again
+RETRY_AFTER = 5
+MESSAGE = "The database is unavailable, try again later"
+
+# SQLite's primary result codes that say the environment failed, not the statement:
+# PERM, BUSY, LOCKED, NOMEM, READONLY, IOERR, CORRUPT, FULL, CANTOPEN, PROTOCOL, NOTADB
+SQLITE_OUTAGES = frozenset({3, 5, 6, 7, 8, 10, 11, 13, 14, 15, 26})
+
+
+def unavailable(message: str = MESSAGE) -> ServiceUnavailableError:
+    error = ServiceUnavailableError(message)
+    error.retry_after = RETRY_AFTER
+    return error
+
+
+class Availability:
+    """The database's state as the requests found it: down from the first failure of its
+    environment until a statement succeeds again. An outage that began with a write (a
+    full disk, a read-only file) ends only with a write that succeeds: reads that still
+    work meanwhile would otherwise end it and begin it again at each request."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.down_since: float | None = None  # time.monotonic() of the outage's start
+        self.writes_only = False  # the outage began with a write
+        self.reason = ""
+        self.refused = 0  # requests answered 503 during the current outage
+
+    @property
+    def down(self) -> bool:
+        return self.down_since is not None
+
+    def failed(self, reason: str, writing: bool = False) -> ServiceUnavailableError:
+        """The error to answer for a failure of the database's environment; the first of
+        an outage is logged."""
+        if self.down_since is None:
+            self.down_since = time.monotonic()
+            self.writes_only = writing
+            self.reason = reason
+            self.refused = 0
+            log.error("%s is unavailable (answering 503 until it is back): %s", self.name, reason)
+        elif not writing:
+            self.writes_only = False  # reads fail too now
+        self.refused += 1
+        return unavailable()
+
+    def answered(self, writing: bool = False) -> None:
+        """A statement succeeded: an outage under way is over (one of writes, once a
+        write succeeds)."""
+        since = self.down_since
+        if since is not None and (writing or not self.writes_only):
+            self.down_since = None
+            log.warning(
+                "%s is available again after %.1f s (%d requests answered 503)",
+                self.name,
+                time.monotonic() - since,
+                self.refused,
+            )
+
+
+def sqlite_outage(exc: BaseException) -> str | None:
+    """Why an SQLite error is one of its environment (None: the statement's own)."""
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        # errors raised without a result code: an unopenable file among them
+        return str(exc) if "unable to open" in str(exc) else None
+    if code & 0xFF not in SQLITE_OUTAGES:
+        return None
+    return f"{getattr(exc, 'sqlite_errorname', code)}: {exc}"
+
+
+def guard_sqlite(db: Any) -> None:
+    """Wraps an SQLite database's `read`, `write` and `write_one` so that failures of its
+    environment answer 503 (logged once per outage) and a success after them ends it."""
+    availability = Availability("the SQLite database")
+    db.availability = availability
+    for name in ("read", "write", "write_one"):
+        setattr(db, name, _guarded(getattr(db, name), availability, name != "read"))
+
+
+def _guarded(
+    method: Callable[..., Awaitable[Any]], availability: Availability, writing: bool
+) -> Callable[..., Awaitable[Any]]:
+    async def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = await method(*args, **kwargs)
+        except sqlite3.Error as exc:
+            reason = sqlite_outage(exc)
+            if reason is None:
+                raise
+            raise availability.failed(reason, writing) from None
+        if availability.down_since is not None:
+            availability.answered(writing)
+        return result
+
+    return guarded

@@ -1,0 +1,232 @@
+"""The database goes away under a served app and comes back: requests are answered 503
+`ServiceUnavailableError` with `Retry-After` (GraphQL: the error in its own shape), the
+readiness probe says so, the log says it once when it starts and once when it ends, and
+requests succeed again afterwards. PostgreSQL is made unreachable through a TCP relay of
+the test's own that is stopped and started again (its own database, never the server
+itself); SQLite's writes fail as on a full disk (the server's file size limit lowered)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import shutil
+import socket
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.api.serving import CLEARED, Output, free_port, piped_server
+from tests.conftest import FIXTURES, PG_URL, open_access
+
+
+def _call(method: str, url: str, body: Any = None) -> tuple[int, Any, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            raw = r.read()
+            return r.status, r.headers, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as e:
+        raw = e.read()
+        return e.code, e.headers, json.loads(raw) if raw else None
+
+
+class Relay:
+    """A TCP relay from a local port to the database server; `stop` closes the port and
+    every relayed connection (to the app, the server is gone), `start` opens it again."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.port = free_port()
+        self._listener: socket.socket | None = None
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        listener.settimeout(0.1)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def stop(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
+        with self._lock:
+            sockets, self._sockets = self._sockets, []
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while self._listener is listener:
+            try:
+                client, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            client.settimeout(None)
+            try:
+                upstream = socket.create_connection(self.target)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        for sock in (source, sink):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+def _admin(sql: str) -> None:
+    import asyncpg
+
+    async def run() -> None:
+        assert PG_URL
+        conn = await asyncpg.connect(PG_URL)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(run())
+
+
+def _app(tmp_path: Path) -> Path:
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    open_access(app)
+    return app
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in CLEARED}
+    env.update(extra)
+    return env
+
+
+GRAPHQL = {"query": "{ tags { name } }"}
+
+
+def _assert_unavailable(base: str) -> None:
+    status, headers, body = _call("GET", base + "/api/tags")
+    assert status == 503, body
+    assert headers.get("Retry-After") == "5"
+    assert body["data"] is None
+    assert body["error"]["name"] == "ServiceUnavailableError"
+    assert body["error"]["status"] == 503
+    assert "Traceback" not in json.dumps(body) and "SELECT" not in json.dumps(body)
+
+
+def _assert_one_line_each_way(output: Output) -> None:
+    down = [line for line in output.stderr if "is unavailable" in line]
+    back = [line for line in output.stderr if "is available again" in line]
+    assert len(down) == 1, output.stderr
+    assert len(back) == 1, output.stderr
+    assert output.stderr.index(down[0]) < output.stderr.index(back[0])
+    assert not [line for line in output.stderr if "Traceback" in line], output.stderr
+
+
+@pytest.mark.skipif(not PG_URL, reason="needs PostgreSQL (FOLIO_TEST_DATABASE_URL)")
+def test_postgres_unreachable_answers_503_and_recovers(tmp_path: Path) -> None:
+    assert PG_URL
+    parts = urlsplit(PG_URL)
+    name = f"folio_outage_{os.getpid()}"
+    _admin(f"DROP DATABASE IF EXISTS {name}")
+    _admin(f"CREATE DATABASE {name}")
+    relay = Relay((parts.hostname or "127.0.0.1", parts.port or 5432))
+    relay.start()
+    user = f"{parts.username}@" if parts.username else ""
+    url = f"postgresql://{user}127.0.0.1:{relay.port}/{name}"
+    try:
+        app = _app(tmp_path)
+        with piped_server(app, _env(DATABASE_URL=url), ["--no-request-log"]) as (base, _, out):
+            status, _, body = _call("POST", base + "/api/tags", {"data": {"name": "before"}})
+            assert status == 201, body
+            assert _call("GET", base + "/_health/ready")[0] == 204
+
+            relay.stop()
+            for _ in range(20):
+                _assert_unavailable(base)
+            status, headers, body = _call("POST", base + "/api/tags", {"data": {"name": "x"}})
+            assert status == 503 and body["error"]["name"] == "ServiceUnavailableError"
+            status, _, body = _call("POST", base + "/graphql", GRAPHQL)
+            (error,) = body["errors"]
+            assert error["extensions"]["error"]["name"] == "ServiceUnavailableError"
+            assert body["data"] is None
+            # alive, not ready
+            assert _call("GET", base + "/_health")[0] == 204
+            status, headers, body = _call("GET", base + "/_health/ready")
+            assert status == 503 and headers.get("Retry-After") == "5"
+            assert body["error"]["name"] == "ServiceUnavailableError"
+
+            relay.start()
+            status, _, body = _call("GET", base + "/api/tags")
+            assert status == 200, body
+            assert [t["name"] for t in body["data"]] == ["before"]
+            assert _call("POST", base + "/api/tags", {"data": {"name": "after"}})[0] == 201
+            assert _call("GET", base + "/_health/ready")[0] == 204
+            status, _, body = _call("POST", base + "/graphql", GRAPHQL)
+            assert sorted(t["name"] for t in body["data"]["tags"]) == ["after", "before"]
+        _assert_one_line_each_way(out)
+    finally:
+        relay.stop()
+        _admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_sqlite_disk_full_answers_503_and_recovers(tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    with piped_server(app, _env(), ["--no-request-log"]) as (base, proc, out):
+        assert _call("POST", base + "/api/tags", {"data": {"name": "before"}})[0] == 201
+        # the server process may no longer grow a file past 4 KB: its writes to the
+        # database's log fail as on a full disk (I/O error)
+        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+        try:
+            for i in range(10):
+                status, headers, body = _call(
+                    "POST", base + "/api/tags", {"data": {"name": f"lost {i}"}}
+                )
+                assert status == 503, body
+                assert headers.get("Retry-After") == "5"
+                assert body["error"]["name"] == "ServiceUnavailableError"
+                # reads still work, and do not end the outage
+                status, _, body = _call("GET", base + "/api/tags")
+                assert status == 200 and [t["name"] for t in body["data"]] == ["before"]
+            status, _, body = _call("GET", base + "/_health/ready")
+            assert status == 503 and body["error"]["message"] == "The database refuses writes"
+        finally:
+            limit = resource.RLIM_INFINITY
+            resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (limit, limit))
+        assert _call("POST", base + "/api/tags", {"data": {"name": "after"}})[0] == 201
+        assert _call("GET", base + "/_health/ready")[0] == 204
+        status, _, body = _call("GET", base + "/api/tags?sort=name")
+        assert [t["name"] for t in body["data"]] == ["after", "before"]
+    _assert_one_line_each_way(out)
