@@ -31,6 +31,7 @@ from folio.errors import (
 from folio.schema.builtins import ROLE_UID, USER_UID
 from folio.schema.kinds import EMAIL_RE
 from folio.schema.model import ContentType
+from folio.store.program import Program
 
 INVALID_CREDENTIALS = "Invalid identifier or password"
 TAKEN = "Email or Username are already taken"
@@ -98,6 +99,23 @@ def _password_rules(value: str, name: str, errors: list[FieldError]) -> None:
         errors.append(FieldError([name], "Password must be less than 73 bytes", value))
 
 
+def _identity(email: Any, username: Any) -> tuple[str | None, str | None]:
+    """The address (lowercased) and name a user write gives, None where it gives none."""
+    mail = email.lower() if isinstance(email, str) else None
+    return mail, username if isinstance(username, str) else None
+
+
+def _refuse_clashes(rows: Any, message: str | None) -> None:
+    """Raises when another user holds the name or address: `message` (sign-up's), or which
+    one is taken (the users API's)."""
+    if rows:
+        if message is not None:
+            raise ApplicationError(message)
+        raise ApplicationError(
+            "Email already taken" if any(r[0] for r in rows) else "Username already taken"
+        )
+
+
 class UserService:
     def __init__(
         self,
@@ -118,7 +136,7 @@ class UserService:
         registry = documents.registry
         self.ct: ContentType = registry.content_types[USER_UID]
         self.role_ct: ContentType = registry.content_types[ROLE_UID]
-        self.sql = UserStatements(registry)
+        self.sql = UserStatements(registry, documents.dialect)
         self.db = documents.db
         self._role_ids: dict[str, str] = {}
 
@@ -188,14 +206,18 @@ class UserService:
         if "role" not in values:
             values["role"] = await self.role_document_id(role or self.settings.default_role)
         values = await self._prepare(values, None, taken)
-        return await self.documents.writes.create(self.ct, values, read=read)
+        check = self._claim(values, None, taken)
+        return await self.documents.writes.create(self.ct, values, read=read, check=check)
 
     async def update(
         self, user_id: int, data: dict[str, Any], read: Query | None = None
     ) -> dict[str, Any]:
         document_id = await self.document_id(user_id)
         values = await self._prepare(data, user_id)
-        doc = await self.documents.writes.update(self.ct, document_id, values, read=read)
+        check = self._claim(values, user_id)
+        doc = await self.documents.writes.update(
+            self.ct, document_id, values, read=read, check=check
+        )
         self._changed()
         return doc
 
@@ -239,19 +261,26 @@ class UserService:
     async def _check_taken(
         self, email: Any, username: Any, user_id: int | None, message: str | None = None
     ) -> None:
-        if not isinstance(email, str) and not isinstance(username, str):
-            return
+        """Fails early (before the password is hashed) when the name or address is taken;
+        the write checks again in its transaction (`_claim`), where it holds."""
+        mail, name = _identity(email, username)
+        if mail is not None or name is not None:
+            _refuse_clashes(await self.db.read(self.sql.clashes(mail, name, user_id)), message)
 
-        mail = email.lower() if isinstance(email, str) else None
-        name = username if isinstance(username, str) else None
+    def _claim(
+        self, values: dict[str, Any], user_id: int | None, message: str | None = None
+    ) -> Callable[[], Program] | None:
+        """The check a user write runs first in its transaction: no other user has its
+        name or address in either column (two sign-ups racing for one value: one wins)."""
+        mail, name = _identity(values.get("email"), values.get("username"))
+        if mail is None and name is None:
+            return None
 
-        rows = await self.db.read(self.sql.clashes(mail, name, user_id))
-        if rows:
-            if message is not None:
-                raise ApplicationError(message)
-            raise ApplicationError(
-                "Email already taken" if any(r[0] for r in rows) else "Username already taken"
-            )
+        def claim() -> Program:
+            rows = yield from self.sql.claim(mail, name, user_id)
+            _refuse_clashes(rows, message)
+
+        return claim
 
     async def register(self, body: dict[str, Any]) -> dict[str, Any]:
         _check_lengths(body)

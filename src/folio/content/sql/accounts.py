@@ -4,6 +4,7 @@ counts. Each method is a program (run with the database's `read` or `write`)."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from folio.content.sql.joins import link_join
@@ -13,8 +14,16 @@ from folio.schema.model import Registry
 from folio.store.program import Program, execute, query
 
 
+def _identity_lock(value: str) -> int:
+    """The 64-bit advisory lock key of a user's name or address (either column: one value
+    may not be one user's name and another's address)."""
+    digest = hashlib.blake2b(f"users\0identity\0{value}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
 class UserStatements:
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, dialect: str) -> None:
+        self.dialect = dialect
         self.users = users = registry.content_types[USER_UID]
         roles = registry.content_types[ROLE_UID]
         self.table = users.table
@@ -62,13 +71,28 @@ class UserStatements:
         return [int(r[0]) for r in rows]
 
     def clashes(self, email: str | None, username: str | None, user_id: int | None) -> Program:
-        """Other users whose email or username is the given address or name (either
-        column, as the reference): rows of (email matched, username matched)."""
+        """Other users whose email or username is the given address or name, in either
+        column (as the reference; an address compared without case, as sign-in finds it):
+        rows of (email matched, username matched)."""
+        name = username.lower() if username is not None else None
         rows = yield query(
             f'SELECT email = ?, username = ? FROM "{self.table}" '
-            "WHERE (email = ? OR username = ? OR username = ? OR email = ?) AND id <> ?",
-            (email, username, email, email, username, username, user_id or 0),
+            "WHERE (email = ? OR lower(username) = ? OR username = ? OR email = ?) "
+            "AND id <> ?",
+            (email, username, email, email, username, name, user_id or 0),
         )
+        return rows
+
+    def claim(self, email: str | None, username: str | None, user_id: int | None) -> Program:
+        """The clashes of a user write, run first in its transaction: on PostgreSQL, whose
+        writers run side by side, each value (case folded) is locked until the transaction
+        ends, in one order, so that two writes of one value take turns and the second one
+        sees the first one's row (SQLite's one writer runs a write's program whole)."""
+        if self.dialect == "postgres":
+            values = {v.lower() for v in (email, username) if v is not None}
+            for key in sorted(_identity_lock(v) for v in values):
+                yield query("SELECT pg_advisory_xact_lock(?)", (key,))
+        rows = yield from self.clashes(email, username, user_id)
         return rows
 
     def set_reset_code(self, email: str, code: str) -> Program:

@@ -5,6 +5,7 @@ several-files create with its media link. Values are validated here against the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from folio.content.ids import new_document_id
@@ -42,17 +43,22 @@ class Writes(Versions):
         locale: str | None = None,
         status: str = "published",
         read: Query | None = None,
+        check: Callable[[], Program] | None = None,
     ) -> dict[str, Any]:
+        """A new document. `check`: a program run first in the write's transaction, for a
+        rule across rows that `unique` cannot say (what it raises fails the write)."""
         draft_only = ct.draft_and_publish and status == "draft"
         written = validate_data(ct, data, partial=False, registry=self.registry, draft=draft_only)
         light = check_size(written, self.write_limits)
         locale = self._locale_for(ct, locale)
         ctx = _answer("draft" if draft_only else "published", locale or self.default_locale, read)
         populate = read.populate if read is not None else None
-        if not populate and self._lone_row(ct, written, draft_only):
+        if not populate and check is None and self._lone_row(ct, written, draft_only):
             return await self._create_row(ct, written, locale)
 
         def program() -> Program:
+            if check is not None:
+                yield from check()
             row_id = yield from self._create_version(
                 ct, new_document_id(), written, None, locale, draft_only
             )
@@ -152,9 +158,10 @@ class Writes(Versions):
         locale: str | None = None,
         status: str = "published",
         read: Query | None = None,
+        check: Callable[[], Program] | None = None,
     ) -> dict[str, Any]:
         """Partial update of one locale version; for single types (document_id None) the
-        document is created when absent."""
+        document is created when absent. `check`: as for `create`."""
         draft_only = ct.draft_and_publish and status == "draft"
         publishing = ct.draft_and_publish and not draft_only
         written = validate_data(ct, data, partial=True, registry=self.registry, draft=draft_only)
@@ -168,6 +175,8 @@ class Writes(Versions):
         populate = read.populate if read is not None else None
 
         def program() -> Program:
+            if check is not None:
+                yield from check()
             doc_id = document_id
             if doc_id is None:
                 doc_id = yield from self._single_document(ct)
