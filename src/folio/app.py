@@ -31,7 +31,8 @@ from folio.files.providers import Provider, provider_for
 from folio.hooks import load_hooks, load_index, resolve_routes
 from folio.schema.loader import load_registry
 from folio.schema.model import Registry
-from folio.store.database import Database, open_database
+from folio.startup import file_problem
+from folio.store.database import Database, connection_problem, open_database
 from folio.store.sync import sync_schema
 
 log = logging.getLogger("folio")
@@ -79,7 +80,16 @@ class Folio:
         raise ConfigError(f"there is no plugin {name!r}")
 
     async def start(self, bootstrap: bool = True) -> None:
-        await self.db.start()
+        try:
+            await self.db.start()
+        except Exception as exc:
+            # a database that cannot be used stops start-up with one line, not a trace
+            problem = connection_problem(
+                exc, self.settings.database_url, self.settings.database_from
+            )
+            if problem is None:
+                raise
+            raise problem from exc
         changes = await self.db.write(sync_schema(self.db.dialect, build_layout(self.registry)))
         changes += await self.db.write(
             sync_sharing(self.registry, self.db.dialect, self.settings.default_locale)
@@ -98,10 +108,14 @@ class Folio:
 
 
 def load_app(app_dir: Path | str, database_url: str | None = None) -> Folio:
-    """Reads the app directory; raises ConfigError on a bad model or configuration."""
-    settings = load_settings(Path(app_dir))
-    if database_url:
-        settings.database_url = database_url
-    registry = load_registry(settings.app_dir)
-    db = open_database(settings.database_url, str(settings.app_dir), settings.database_pool)
-    return Folio(settings, registry, db)
+    """Reads the app directory; raises ConfigError on a bad model or configuration
+    (EnvironmentProblem for a file it may not read)."""
+    try:
+        settings = load_settings(Path(app_dir))
+        if database_url:
+            settings.database_url = database_url
+        registry = load_registry(settings.app_dir)
+        db = open_database(settings.database_url, str(settings.app_dir), settings.database_pool)
+        return Folio(settings, registry, db)
+    except OSError as exc:
+        raise file_problem(exc) from exc

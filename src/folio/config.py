@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 
@@ -64,15 +65,21 @@ def _load_file(config_dir: Path, name: str) -> dict[str, Any]:
         try:
             data = orjson.loads(json_path.read_bytes())
         except orjson.JSONDecodeError as exc:
-            raise ConfigError(f"{json_path}: invalid JSON ({exc})") from None
+            raise ConfigError(f"config/{json_path.name}: invalid JSON ({exc})") from None
     elif py_path.is_file():
         spec = importlib.util.spec_from_file_location(f"folio_app_config_{name}", py_path)
         if spec is None or spec.loader is None:
             raise ConfigError(f"{py_path}: cannot be loaded")
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        value = getattr(module, "config", None)
-        data = value(Env()) if callable(value) else value
+        where = f"config/{py_path.name}"
+        try:
+            spec.loader.exec_module(module)
+            value = getattr(module, "config", None)
+            data = value(Env()) if callable(value) else value
+        except SyntaxError as exc:
+            raise ConfigError(f"{where}: line {exc.lineno}: SyntaxError: {exc.msg}") from None
+        except Exception as exc:  # the app's own code: its mistake, said on one line
+            raise ConfigError(f"{where}: {type(exc).__name__}: {exc}") from None
     else:
         return {}
     if name == "middlewares" and isinstance(data, list):
@@ -118,6 +125,9 @@ class Settings:
     # addresses of the proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (none
     # by default: a client could otherwise claim any address and dodge per-address limits)
     trusted_proxies: list[str] = field(default_factory=list)
+    # where the database URL comes from, for messages: the default, config/database or
+    # DATABASE_URL
+    database_from: str = "the default"
     # server.json `timeouts` (seconds: a request's headers, a pause in its body, an idle
     # keep-alive connection) and connection limits (per client address; in all, 0: from the
     # open-files limit), enforced by the server's protocol (folio.transport)
@@ -151,24 +161,85 @@ class Settings:
         ]
 
 
-def _database_url(db: dict[str, Any]) -> str | None:
+SUPPORTED_DATABASES = "sqlite, postgres"
+POSTGRES_CLIENTS = ("postgres", "postgresql", "pg")
+SQLITE_CLIENTS = ("sqlite", "better-sqlite3", "sqlite3")
+
+
+def _database(db: dict[str, Any]) -> tuple[str | None, Any]:
+    """The database URL and pool settings of config/database: `{"url"}`, Folio's
+    `{"client", "connection": {...}, "pool"}` (or the connection's keys beside `client`), or
+    the reference's `{"connection": {"client", "connection": {...}, "pool"}}`."""
+    if not db:
+        return None, None
+    nested = db.get("connection")
+    level = nested if isinstance(nested, dict) and "client" in nested else db
+    pool = level.get("pool", db.get("pool"))
     if isinstance(db.get("url"), str):
-        return str(db["url"])
-    connection = db.get("connection") if isinstance(db.get("connection"), dict) else db
-    client = db.get("client", "sqlite")
-    if client in ("postgres", "postgresql", "pg"):
-        c = connection or {}
-        user = c.get("user", "postgres")
+        return str(db["url"]), pool
+    inner = level.get("connection")
+    c: dict[str, Any] = inner if isinstance(inner, dict) else level
+    if isinstance(c.get("connectionString"), str) and c["connectionString"]:
+        return str(c["connectionString"]), pool
+    client = level.get("client", "sqlite")
+    if client in POSTGRES_CLIENTS:
+        schema = c.get("schema")
+        if schema not in (None, "", "public"):
+            raise ConfigError(
+                f"config/database: schema {schema!r} is not supported (tables live in `public`)"
+            )
+        user = quote(str(c.get("user", "postgres")), safe="")
         password = c.get("password")
-        auth = f"{user}:{password}@" if password else f"{user}@"
+        auth = f"{user}:{quote(str(password), safe='')}@" if password else f"{user}@"
+        ssl = "?sslmode=require" if c.get("ssl") else ""
         return (
             f"postgresql://{auth}{c.get('host', '127.0.0.1')}:{c.get('port', 5432)}/"
-            f"{c.get('database', 'folio')}"
+            f"{c.get('database', 'folio')}{ssl}"
+        ), pool
+    if client in SQLITE_CLIENTS:
+        return f"sqlite:///{c.get('filename', '.tmp/data.db')}", pool
+    raise ConfigError(
+        f"config/database: client {client!r} is not supported (supported: {SUPPORTED_DATABASES})"
+    )
+
+
+def _check_database_url(url: str, where: str) -> None:
+    """A URL Folio has a driver for (sqlite:///path, postgresql://...)."""
+    scheme = url.partition(":")[0].lower()
+    if url.startswith("sqlite:") or scheme in ("postgres", "postgresql"):
+        return
+    shown = scheme if ":" in url else url
+    raise ConfigError(
+        f"{where}: database {shown!r} is not supported (supported: {SUPPORTED_DATABASES}: "
+        "sqlite:///path/to/file.db or postgresql://user@host:5432/database)"
+    )
+
+
+def _whole(section: dict[str, Any], key: str, default: int, where: str, minimum: int = 1) -> int:
+    """An integer setting of at least `minimum`; ConfigError naming it otherwise."""
+    value = section.get(key, default)
+    if isinstance(value, str) and value.strip().lstrip("-").isdecimal():
+        value = int(value)  # from the environment, in a Python config file
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise ConfigError(
+            f"{where}{key} must be a whole number of at least {minimum} (got {value!r})"
         )
-    if client in ("sqlite", "better-sqlite3", "sqlite3"):
-        filename = (connection or {}).get("filename", ".tmp/data.db")
-        return f"sqlite:///{filename}"
-    return None
+    return value
+
+
+def _flag(section: dict[str, Any], key: str, default: bool, where: str) -> bool:
+    value = section.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}{key} must be true or false (got {value!r})")
+    return value
+
+
+def _port(value: Any, where: str) -> int:
+    if isinstance(value, str) and value.strip().isdecimal():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 65535:
+        raise ConfigError(f"{where} must be a port number, 1 to 65535 (got {value!r})")
+    return value
 
 
 def load_settings(app_dir: Path) -> Settings:
@@ -179,20 +250,24 @@ def load_settings(app_dir: Path) -> Settings:
     s = Settings(app_dir=app_dir, raw=raw)
     server = raw["server"]
     s.host = str(server.get("host", s.host))
-    s.port = int(server.get("port", s.port))
+    s.port = _port(server.get("port", s.port), "config/server port")
     s.trusted_proxies = _proxies(server.get("trustedProxies", []), "config/server trustedProxies")
     _server_limits(s, server)
-    url = _database_url(raw["database"]) if raw["database"] else None
+    url, pool = _database(raw["database"])
     if url:
         s.database_url = url
-    s.database_pool = _pool(raw["database"].get("pool") if raw["database"] else None)
+        s.database_from = "config/database"
+    s.database_pool = _pool(pool)
     rest = raw["api"].get("rest", {}) if isinstance(raw["api"].get("rest"), dict) else {}
-    s.rest_default_limit = int(rest.get("defaultLimit", s.rest_default_limit))
-    s.rest_max_limit = int(rest.get("maxLimit", s.rest_max_limit))
-    s.rest_with_count = bool(rest.get("withCount", s.rest_with_count))
-    s.max_body_bytes = int(raw["api"].get("maxBodyBytes", s.max_body_bytes))
-    s.max_components = int(raw["api"].get("maxComponents", s.max_components))
-    s.max_relation_entries = int(raw["api"].get("maxRelationEntries", s.max_relation_entries))
+    api = raw["api"]
+    s.rest_default_limit = _whole(rest, "defaultLimit", s.rest_default_limit, "config/api: rest.")
+    s.rest_max_limit = _whole(rest, "maxLimit", s.rest_max_limit, "config/api: rest.")
+    s.rest_with_count = _flag(rest, "withCount", s.rest_with_count, "config/api: rest.")
+    s.max_body_bytes = _whole(api, "maxBodyBytes", s.max_body_bytes, "config/api: ")
+    s.max_components = _whole(api, "maxComponents", s.max_components, "config/api: ", 0)
+    s.max_relation_entries = _whole(
+        api, "maxRelationEntries", s.max_relation_entries, "config/api: ", 0
+    )
     i18n = raw["i18n"]
     if isinstance(i18n.get("locales"), list) and i18n["locales"]:
         s.locales = []
@@ -206,10 +281,29 @@ def load_settings(app_dir: Path) -> Settings:
     s.default_locale = str(i18n.get("defaultLocale", s.locales[0].code))
     if s.default_locale not in s.locale_codes:
         raise ConfigError(f"config/i18n: default locale {s.default_locale!r} is not in `locales`")
-    # environment variables win
+    _environment(s)
+    return s
+
+
+def environment_settings(app_dir: Path) -> Settings:
+    """The defaults with what the environment (and `.env`) sets: what `folio develop`
+    listens with while a config file is broken (the app answers 503 until it is fixed)."""
+    app_dir = app_dir.resolve()
+    load_dotenv(app_dir / ".env")
+    s = Settings(app_dir=app_dir)
+    _environment(s)
+    return s
+
+
+def _environment(s: Settings) -> None:
+    """Environment variables win over the files."""
     s.host = os.environ.get("HOST", s.host)
-    s.port = int(os.environ.get("PORT", s.port))
-    s.database_url = os.environ.get("DATABASE_URL", s.database_url)
+    if os.environ.get("PORT", "") != "":
+        s.port = _port(os.environ["PORT"], "PORT")
+    if os.environ.get("DATABASE_URL", "") != "":
+        s.database_url = os.environ["DATABASE_URL"]
+        s.database_from = "DATABASE_URL"
+    _check_database_url(s.database_url, s.database_from)
     if "DATABASE_POOL_MIN" in os.environ or "DATABASE_POOL_MAX" in os.environ:
         low, high = s.database_pool or (None, None)
         s.database_pool = _pool(
@@ -224,7 +318,6 @@ def load_settings(app_dir: Path) -> Settings:
             [p for p in os.environ["TRUSTED_PROXIES"].split(",") if p.strip()], "TRUSTED_PROXIES"
         )
     _server_limits(s, {}, os.environ)
-    return s
 
 
 # (setting, its server.json key (a timeout's under `timeouts`), environment variable)

@@ -17,8 +17,10 @@ loading). Running them around a request is the HTTP front-end's part (http/pipel
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from folio.config_keys import ROUTE_FILE_KEYS, problems
 from folio.errors import ConfigError
 from folio.schema.model import Registry
 
 if TYPE_CHECKING:
     from folio.app import Folio
 
-ROUTE_KEYS = frozenset({"auth", "policies", "middlewares"})
 
 # `policy(ctx, config, app)` -> bool or an awaitable of one
 PolicyFn = Callable[..., Any]
@@ -47,6 +49,7 @@ class RouteConfig:
     policies: list[Any] = field(default_factory=list)
     middlewares: list[Any] = field(default_factory=list)
     api: str | None = None  # the api whose named policies bare names refer to
+    source: str | None = None  # the route file that configures it, for messages
 
 
 @dataclass
@@ -86,75 +89,93 @@ class RouteHooks:
 # ---------------------------------------------------------------------- loading
 
 
-def _module(path: Path, name: str) -> ModuleType:
+def _shown(path: Path, root: Path) -> str:
+    """A file of the app as messages name it: from the app directory."""
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
+def _module(path: Path, name: str, root: Path) -> ModuleType:
+    """Runs one of the app's Python files; ConfigError naming the file and the line of a
+    mistake (a syntax error, or an exception raised while it runs)."""
+    shown = _shown(path, root)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise ConfigError(f"{path}: cannot be loaded")
+        raise ConfigError(f"{shown}: cannot be loaded")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise ConfigError(f"{shown}: line {exc.lineno}: {type(exc).__name__}: {exc.msg}") from None
     except Exception as exc:
-        raise ConfigError(f"{path}: {type(exc).__name__}: {exc}") from exc
+        lines = [
+            f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)
+        ]
+        at = f"line {lines[-1]}: " if lines else ""
+        raise ConfigError(f"{shown}: {at}{type(exc).__name__}: {exc}") from None
     return module
 
 
 def load_index(app_dir: Path) -> ModuleType | None:
     path = app_dir / "src" / "index.py"
-    return _module(path, "folio_app_index") if path.is_file() else None
+    return _module(path, "folio_app_index", app_dir) if path.is_file() else None
 
 
-def _collect(hooks: Hooks, folder: Path, prefix: str, kind: str) -> None:
+def _collect(hooks: Hooks, folder: Path, prefix: str, kind: str, root: Path) -> None:
     if not folder.is_dir():
         return
     for path in sorted(folder.glob("*.py")):
         name = f"{prefix}{path.stem}"
-        module = _module(path, f"folio_app_{kind}_{name.replace(':', '_').replace('.', '_')}")
+        module = _module(path, f"folio_app_{kind}_{name.replace(':', '_').replace('.', '_')}", root)
         fn = getattr(module, kind, None)
         if not callable(fn):
-            raise ConfigError(f"{path}: must define a function `{kind}`")
+            raise ConfigError(f"{_shown(path, root)}: must define a function `{kind}`")
         table: dict[str, Any] = hooks.policies if kind == "policy" else hooks.middlewares
         table[name] = fn
 
 
-def _route_file(path: Path) -> dict[str, Any]:
+def _route_file(path: Path, root: Path) -> dict[str, Any]:
+    shown = _shown(path, root)
     if path.suffix == ".json":
         try:
             data = orjson.loads(path.read_bytes())
         except orjson.JSONDecodeError as exc:
-            raise ConfigError(f"{path}: invalid JSON ({exc})") from None
+            raise ConfigError(f"{shown}: invalid JSON ({exc})") from None
     else:
-        data = getattr(
-            _module(path, f"folio_app_routes_{path.parent.parent.name}_{path.stem}"), "config", None
-        )
+        name = f"folio_app_routes_{path.parent.parent.name}_{path.stem}"
+        data = getattr(_module(path, name, root), "config", None)
         data = {"config": data} if isinstance(data, dict) and "config" not in data else data
     if not isinstance(data, dict) or not isinstance(data.get("config", {}), dict):
-        raise ConfigError(f"{path}: expected an object with `config`")
+        raise ConfigError(f"{shown}: expected an object with `config`")
+    found = problems(data, ROUTE_FILE_KEYS)
+    if found:
+        raise ConfigError(f"{shown}: " + "; ".join(found))
     return dict(data.get("config", {}))
 
 
 def load_hooks(app_dir: Path, registry: Registry) -> Hooks:
     hooks = Hooks()
     src = app_dir / "src"
-    _collect(hooks, src / "policies", "global::", "policy")
-    _collect(hooks, src / "middlewares", "global::", "middleware")
+    _collect(hooks, src / "policies", "global::", "policy", app_dir)
+    _collect(hooks, src / "middlewares", "global::", "middleware", app_dir)
     api_dir = src / "api"
     if not api_dir.is_dir():
         return hooks
     for api in sorted(p for p in api_dir.iterdir() if p.is_dir()):
-        _collect(hooks, api / "policies", f"api::{api.name}.", "policy")
-        _collect(hooks, api / "middlewares", f"api::{api.name}.", "middleware")
+        _collect(hooks, api / "policies", f"api::{api.name}.", "policy", app_dir)
+        _collect(hooks, api / "middlewares", f"api::{api.name}.", "middleware", app_dir)
         routes = api / "routes"
         if not routes.is_dir():
             continue
         for path in sorted([*routes.glob("*.json"), *routes.glob("*.py")]):
             uid = f"api::{api.name}.{path.stem}"
+            shown = _shown(path, app_dir)
             if uid not in registry.content_types:
-                raise ConfigError(f"{path}: there is no content type {uid}")
-            for action, settings in _route_file(path).items():
-                if not isinstance(settings, dict) or set(settings) - ROUTE_KEYS:
+                raise ConfigError(f"{shown}: there is no content type {uid}")
+            for action, settings in _route_file(path, app_dir).items():
+                if not isinstance(settings, dict):
                     raise ConfigError(
-                        f"{path}: `{action}` takes only auth, policies and middlewares"
+                        f"{shown}: `{action}` takes only auth, policies and middlewares"
                     )
                 config = hooks.route(
                     f"{uid}.{action}",
@@ -163,6 +184,7 @@ def load_hooks(app_dir: Path, registry: Registry) -> Hooks:
                     middlewares=list(settings.get("middlewares", [])),
                 )
                 config.api = api.name
+                config.source = shown
     return hooks
 
 
@@ -195,17 +217,26 @@ def named_entry(
     for candidate in candidates:
         if candidate in table:
             return table[candidate], config
-    raise ConfigError(f"{where}: unknown {what} {name!r}")
+    # the names this one could have meant, as it would be written here
+    reachable = {}
+    for known in table:
+        reachable[known] = known
+        for prefix in ("global::", f"api::{api}." if api else None):
+            if prefix and known.startswith(prefix):
+                reachable[known.removeprefix(prefix)] = known
+    near = difflib.get_close_matches(name, sorted(reachable), n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    raise ConfigError(f"{where}: unknown {what} {name!r}{hint}")
 
 
 def _item(
-    item: Any, table: dict[str, Any], api: str | None, what: str, action: str
+    item: Any, table: dict[str, Any], api: str | None, what: str, where: str
 ) -> tuple[Any, Any]:
     """(function, config) of a route's policy or middleware entry: a name, a
     `{name, config}` object, or the function itself (config None)."""
     if callable(item):
         return item, None
-    return named_entry(item, table, api=api, what=what, where=f"route {action}")
+    return named_entry(item, table, api=api, what=what, where=where)
 
 
 def resolve_routes(
@@ -218,13 +249,14 @@ def resolve_routes(
     for action, config in hooks.routes.items():
         if action not in known_actions:
             raise ConfigError(f"route configuration: unknown action {action!r}")
+        where = f"{config.source}: route {action}" if config.source else f"route {action}"
         policies: list[tuple[PolicyFn, Any]] = []
         for entry in config.policies:
-            fn, options = _item(entry, hooks.policies, config.api, "policy", action)
+            fn, options = _item(entry, hooks.policies, config.api, "policy", where)
             policies.append((fn, {} if options is None else options))
         middlewares: list[MiddlewareFn] = []
         for entry in config.middlewares:
-            fn, options = _item(entry, hooks.middlewares, config.api, "middleware", action)
+            fn, options = _item(entry, hooks.middlewares, config.api, "middleware", where)
             # an inline middleware is used as it is; a named one is made with its config
             middlewares.append(fn if options is None else fn(options, app))
         if config.auth and not policies and not middlewares:

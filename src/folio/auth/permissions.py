@@ -11,6 +11,7 @@ name is checked against the catalogue of actions the app has, so a typo stops st
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import logging
 import time
@@ -21,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from folio.config_keys import check_keys
 from folio.errors import ConfigError
 from folio.schema.builtins import FILE_UID
 from folio.schema.model import Registry
@@ -127,7 +129,9 @@ def expand(patterns: Iterable[Any], actions: frozenset[str], where: str) -> froz
         elif pattern in actions:
             out.add(pattern)
         else:
-            raise ConfigError(f"{where}: unknown action {pattern!r}")
+            near = difflib.get_close_matches(pattern, sorted(actions), n=1, cutoff=0.6)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise ConfigError(f"{where}: unknown action {pattern!r}{hint}")
     return frozenset(out)
 
 
@@ -150,16 +154,20 @@ def read_declared(app_dir: Path) -> dict[str, dict[str, Any]]:
     roles: dict[str, dict[str, Any]] = {k: dict(v) for k, v in DEFAULT_ROLES.items()}
     if not path.is_file():
         return roles
+    where = f"config/{path.name}"
     try:
         data = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: invalid JSON ({exc})") from None
+        raise ConfigError(f"{where}: invalid JSON ({exc})") from None
     declared = data.get("roles") if isinstance(data, dict) else None
     if not isinstance(declared, dict):
-        raise ConfigError(f"{path}: expected an object with `roles`")
+        raise ConfigError(f"{where}: expected an object with `roles`")
+    problem = check_keys("permissions", data, where)
+    if problem:
+        raise ConfigError(problem)
     for type_, spec in declared.items():
         if not isinstance(spec, dict) or not isinstance(spec.get("permissions", []), list):
-            raise ConfigError(f"{path}: role {type_!r} needs a `permissions` list")
+            raise ConfigError(f"{where}: role {type_!r} needs a `permissions` list")
         base = roles.get(type_, {})
         roles[type_] = {
             "name": str(spec.get("name") or base.get("name") or type_),
@@ -202,7 +210,7 @@ class RoleTable:
         declared = read_declared(self.app_dir)
         roles: dict[str, Role] = {}
         for type_, spec in declared.items():
-            where = f"{self.path.name}: role {type_!r}"
+            where = f"config/{self.path.name}: role {type_!r}"
             roles[type_] = Role(
                 type=type_,
                 name=spec["name"],

@@ -51,28 +51,36 @@ def _database(url: str) -> str:
 def _serve(args: argparse.Namespace, reload: bool) -> int:
     import uvicorn
 
-    from folio.config import load_settings
+    from folio.cli.preflight import preflight
+    from folio.config import environment_settings, load_settings
+    from folio.http.logformat import configure_logging
+    from folio.startup import exit_code
 
     app_dir = Path(args.app_dir).resolve()
-    try:
-        settings = load_settings(app_dir)
-        from folio.schema.loader import load_registry
-
-        if not reload:
-            load_registry(app_dir)  # fail fast, with the model error, before the server starts
-    except ConfigError as exc:
-        print(f"folio: {exc}", file=sys.stderr)
-        return 2
-    # develop: a model error answers 503 until the files are fixed (folio.http.app)
-    os.environ["FOLIO_DEVELOP"] = "1" if reload else "0"
-    os.environ["FOLIO_APP_DIR"] = str(app_dir)
-    host = args.host or settings.host
-    port = args.port or settings.port
     # Folio's own messages (mail sent by the default sender, errors) at the chosen level, in
-    # every server process (see folio.http.app.create_app)
+    # every server process (see folio.http.app.create_app) and in this one
     os.environ["FOLIO_LOG_LEVEL"] = args.log_level
     os.environ["FOLIO_LOG_FORMAT"] = args.log_format
     os.environ["FOLIO_REQUEST_LOG"] = "1" if args.request_log else "0"
+    configure_logging(args.log_level, args.log_format)
+    # a problem is one line on stderr and exit code 2 (configuration) or 3 (what the app
+    # runs on), before the banner: serve checks the whole app first; develop only where it
+    # listens, and answers 503 with the problem until the files are fixed (folio.http.app)
+    try:
+        try:
+            settings = load_settings(app_dir)
+        except ConfigError:
+            if not reload:
+                raise
+            settings = environment_settings(app_dir)
+        host = args.host or settings.host
+        port = args.port or settings.port
+        preflight(app_dir, host, port, whole_app=not reload)
+    except ConfigError as exc:
+        print(f"folio: {exc}", file=sys.stderr)
+        return exit_code(exc)
+    os.environ["FOLIO_DEVELOP"] = "1" if reload else "0"
+    os.environ["FOLIO_APP_DIR"] = str(app_dir)
     banner = (
         f"folio {__version__} · app {app_dir} · database {_database(settings.database_url)}"
         f" · http://{host}:{port} · environment {environment()}"

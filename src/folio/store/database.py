@@ -1,12 +1,18 @@
-"""The database interface the document core uses, and the factory for a configured URL."""
+"""The database interface the document core uses, the factory for a configured URL, and
+what to say when that URL cannot be used (one line, without the password)."""
 
 from __future__ import annotations
 
+import errno
+import socket
+import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
-from folio.errors import ValidationError
+from folio.errors import ConfigError, ValidationError
+from folio.startup import EnvironmentProblem
 from folio.store.program import Program, Stmt
 
 
@@ -74,4 +80,56 @@ def open_database(
         from folio.store.sqlite import SqliteDatabase
 
         return SqliteDatabase(url, app_dir)
-    raise ValueError(f"unsupported database URL {url!r} (use sqlite:///path or postgresql://...)")
+    scheme = url.partition(":")[0] if ":" in url else url
+    raise ConfigError(
+        f"database {scheme!r} is not supported (supported: sqlite:///path/to/file.db, "
+        "postgresql://user@host:5432/database)"
+    )
+
+
+def shown_url(url: str) -> str:
+    """The URL without its password."""
+    if url.startswith("sqlite:"):
+        return url
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return url.replace(f":{parts.password}@", ":***@", 1)
+
+
+# PostgreSQL's answers that say the URL names something wrong (rather than that the
+# server is away): an unknown role, a wrong password, a missing database
+WRONG_URL_STATES = ("28000", "28P01", "3D000")
+
+
+def connection_problem(exc: BaseException, url: str, where: str) -> ConfigError | None:
+    """The start-up problem of a database that refused to open, on one line: the server
+    cannot be reached (EnvironmentProblem) or the URL names what does not exist
+    (ConfigError); None for anything else. `where`: where the URL comes from."""
+    prefix = f"database {shown_url(url)} ({where})"
+    state = getattr(exc, "sqlstate", None)
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(state, str):
+        if state in WRONG_URL_STATES:
+            return ConfigError(f"{prefix}: {first}")
+        return EnvironmentProblem(f"{prefix}: {first}")
+    if isinstance(exc, socket.gaierror):
+        host = urlsplit(url).hostname or url
+        return EnvironmentProblem(f"{prefix}: unknown host {host}")
+    if isinstance(exc, ConnectionRefusedError) or (
+        isinstance(exc, OSError) and "Connect call failed" in str(exc)
+    ):
+        return EnvironmentProblem(f"{prefix}: connection refused (is the database server running?)")
+    if isinstance(exc, PermissionError) or (
+        isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EROFS)
+    ):
+        return EnvironmentProblem(f"{prefix}: permission denied ({exc.filename or first})")
+    if isinstance(exc, TimeoutError):
+        return EnvironmentProblem(f"{prefix}: no answer (timed out)")
+    if isinstance(exc, OSError):
+        return EnvironmentProblem(f"{prefix}: {exc.strerror or first}")
+    if isinstance(exc, sqlite3.Error):
+        return EnvironmentProblem(f"{prefix}: {first}")
+    if isinstance(exc, ValueError):  # the driver could not make sense of the URL
+        return ConfigError(f"{prefix}: {first}")
+    return None
