@@ -1,0 +1,146 @@
+"""What a case is and how one is judged: a fresh server per case, warmed up; then the
+server's CPU seconds and peak RSS over the case, every status code seen, and a normal
+request answered afterwards. Prints one line per case."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from .client import Session
+from .server import FOLIO, MemoryWatch, Server, TcpProxy, cpu_seconds, read_status, written_bytes
+
+CPU_PER_REQUEST = 1.0  # server CPU seconds a hostile request may cost
+RSS_LIMIT_MB = 300.0
+NORMAL_GET = "/api/articles?pagination[pageSize]=2&populate=category"
+NORMAL_GRAPHQL = "{ articles(pagination: {limit: 2}) { title category { name } } }"
+
+
+@dataclass
+class Context:
+    """What a case runs against and what it reports back."""
+
+    db: str
+    server: Server
+    session: Session
+    work: Path
+    proxy: TcpProxy | None = None
+    fails: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    extra_requests: int = 0  # requests sent outside the session (raw sockets)
+    written_before: int = 0
+
+    def check(self, ok: bool, why: str) -> None:
+        if not ok:
+            self.fails.append(why)
+
+
+@dataclass
+class Case:
+    name: str
+    run: Callable[[Context], None]
+    postgres_only: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+    args: Callable[[], list[str]] = list
+    max_files: int | None = None
+    via_proxy: bool = False
+    after_timeout: float = 30.0  # for the normal request that follows the case
+    allowed_5xx: frozenset[str] = frozenset()  # the outage's 503s
+
+
+@cache
+def serve_help() -> str:
+    return subprocess.run([FOLIO, "serve", "--help"], capture_output=True, text=True).stdout
+
+
+def header_timeout_option() -> str | None:
+    """`folio serve`'s option bounding how long a request's head may take, if it has one."""
+    found = re.search(
+        r"(--[\w-]*header[\w-]*timeout[\w-]*|--[\w-]*timeout[\w-]*header[\w-]*)", serve_help()
+    )
+    return found.group(1) if found else None
+
+
+def _normal_answers(base: str, timeout: float) -> str | None:
+    """None when a plain REST page and a GraphQL query answer 200, else what went wrong."""
+    session = Session(base, timeout=timeout)
+    try:
+        r = session.get(NORMAL_GET)
+        if r is None or r.status_code != 200:
+            return f"normal GET then: {dict(session.statuses)}"
+        r = session.graphql(NORMAL_GRAPHQL)
+        if r is None or r.status_code != 200 or "errors" in r.json():
+            return f"normal GraphQL then: {dict(session.statuses)} {r.text[:200] if r else ''}"
+        return None
+    finally:
+        session.close()
+
+
+def _statuses(counts: dict[str, int]) -> str:
+    return ",".join(f"{k}x{v}" for k, v in sorted(counts.items())) or "-"
+
+
+def run_case(
+    case: Case, db: str, app: Path, url: str | None, work: Path, proxy: TcpProxy | None
+) -> tuple[bool, str]:
+    """Runs one case on a server of its own; (passed, the case's line)."""
+    log = work / f"server-{case.name}.log"
+    server_url = url
+    if case.via_proxy and proxy is not None and url is not None:
+        server_url = re.sub(r"@[^/]+/", f"@127.0.0.1:{proxy.port}/", url)
+    server = Server(app, server_url, log, env=case.env, args=case.args(), max_files=case.max_files)
+    server.start()
+    session = Session(server.base)
+    ctx = Context(db, server, session, work, proxy)
+    started = time.monotonic()
+    try:
+        warm = _normal_answers(server.base, 60)
+        if warm:
+            ctx.fails.append(f"before the case: {warm}")
+        cpu0 = cpu_seconds(server.pid)
+        exact_peak = server.reset_peak()
+        ctx.written_before = written_bytes(server.pid)
+        with MemoryWatch(server.pid) as watch:
+            try:
+                case.run(ctx)
+            except Exception as e:
+                ctx.fails.append(f"case raised {type(e).__name__}: {str(e)[:300]}")
+        if not server.alive():
+            ctx.fails.append(f"server exited ({server.proc.returncode if server.proc else '?'})")
+            cpu = peak = rss = 0.0
+        else:
+            cpu = cpu_seconds(server.pid) - cpu0
+            status = read_status(server.pid)
+            peak = max(status["VmHWM"] if exact_peak else 0, watch.peak_kb) / 1024
+            rss = status["VmRSS"] / 1024
+            after = _normal_answers(server.base, case.after_timeout)
+            if after:
+                ctx.fails.append(f"after the case: {after}")
+    finally:
+        session.close()
+        server.stop()
+    requests = max(1, session.requests + ctx.extra_requests)
+    server_errors = {
+        k: v for k, v in session.statuses.items() if k.startswith("5") and k not in case.allowed_5xx
+    }
+    if server_errors:
+        ctx.fails.append(f"5xx answers: {server_errors}")
+    if cpu > CPU_PER_REQUEST * requests:
+        ctx.fails.append(f"server CPU {cpu:.1f}s > {CPU_PER_REQUEST:g}s x {requests} requests")
+    if peak > RSS_LIMIT_MB:
+        ctx.fails.append(f"server peak RSS {peak:.0f} MB > {RSS_LIMIT_MB:.0f} MB")
+    passed = not ctx.fails
+    line = (
+        f"{db:<8} {case.name:<26} statuses={_statuses(dict(session.statuses))}"
+        f" requests={requests} cpu={cpu:.2f}s peak={peak:.0f}MB rss={rss:.0f}MB"
+        f" wall={time.monotonic() - started:.1f}s {'PASS' if passed else 'FAIL'}"
+    )
+    details = ctx.fails + ctx.notes
+    if details:
+        line += " | " + "; ".join(details)
+    return passed, line

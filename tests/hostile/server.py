@@ -1,0 +1,348 @@
+"""The suite's app, its seeded database and the `folio serve` processes the cases run
+against, with what /proc tells of them (CPU seconds, resident and peak memory)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLIO = str(ROOT / ".venv" / "bin" / "folio")
+# the reference app's models (identical to the blog fixture's, which stand in for them
+# where the shared folder is not beside the checkout)
+REFERENCE_APPS = [ROOT.parent / "shared" / "reference" / "app", Path("/work/shared/reference/app")]
+CLEARED = ("DATABASE_URL", "FOLIO_ENV", "NODE_ENV", "FOLIO_TEST_DATABASE_URL")
+PG_ADMIN = ["psql", "-U", "postgres", "-h", "127.0.0.1", "-Atq"]
+
+ARTICLES = 1100
+LARGE_CATEGORY = 400  # articles of the first category
+MEMO_ROWS = 96  # the read-memo case's page: rows with views MEMO_VIEWS + 0..95
+MEMO_VIEWS = 100_000
+MEMO_BODY = 100_000  # bytes of every row of that page but each 12th
+CATEGORIES = ["Large", "Arts", "Books", "Cities", "Design", "Energy", "Food"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def postgres_answers() -> bool:
+    if shutil.which("psql") is None:
+        return False
+    done = subprocess.run([*PG_ADMIN, "-c", "select 1"], capture_output=True, timeout=20)
+    return done.returncode == 0
+
+
+def psql(sql: str) -> None:
+    subprocess.run([*PG_ADMIN, "-c", sql], check=True, capture_output=True, timeout=60)
+
+
+def make_app(directory: Path) -> Path:
+    """The reference models, the public role allowed to read every type, use the auth
+    routes and upload files."""
+    app = directory / "app"
+    source = next((p for p in REFERENCE_APPS if (p / "src" / "api").is_dir()), None)
+    if source is None:
+        shutil.copytree(ROOT / "tests" / "fixtures" / "blog", app)
+    else:
+        for part in ("api", "components"):
+            shutil.copytree(
+                source / "src" / part,
+                app / "src" / part,
+                ignore=shutil.ignore_patterns("*.js", "*.ts"),
+            )
+        shutil.copytree(ROOT / "tests" / "fixtures" / "blog" / "config", app / "config")
+    from folio.schema.loader import load_registry
+
+    reads = []
+    for ct in load_registry(app).content_types.values():
+        if ct.uid.startswith("api::"):
+            reads += [f"{ct.uid}.find"] + ([] if ct.is_single else [f"{ct.uid}.findOne"])
+    public = [
+        *reads,
+        "plugin::users-permissions.auth.*",
+        "plugin::upload.content-api.find",
+        "plugin::upload.content-api.findOne",
+        "plugin::upload.content-api.upload",
+    ]
+    permissions = {"roles": {"public": {"permissions": sorted(public)}}}
+    (app / "config" / "permissions.json").write_text(json.dumps(permissions, indent=2))
+    return app
+
+
+def read_status(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM in kB."""
+    out: dict[str, int] = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            out[key] = int(value.split()[0])
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def written_bytes(pid: int) -> int:
+    """Bytes the process handed to write calls (files and sockets alike)."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("wchar:"):
+            return int(line.split()[1])
+    return 0
+
+
+class Server:
+    """One `folio serve` process; `start()` returns once `/_health` answers."""
+
+    def __init__(
+        self,
+        app: Path,
+        database_url: str | None,
+        log: Path,
+        env: dict[str, str] | None = None,
+        args: list[str] | None = None,
+        max_files: int | None = None,
+    ) -> None:
+        self.app = app
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = log
+        self.env = {k: v for k, v in os.environ.items() if k not in CLEARED}
+        self.env["FOLIO_ENV"] = "development"
+        if database_url:
+            self.env["DATABASE_URL"] = database_url
+        self.env.update(env or {})
+        self.args = args or []
+        self.max_files = max_files
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def _limits(self) -> None:
+        if self.max_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (self.max_files, self.max_files))
+
+    def start(self) -> Server:
+        cmd = [FOLIO, "serve", str(self.app), "--port", str(self.port), "--no-request-log"]
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                [*cmd, *self.args],
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=self._limits if self.max_files else None,
+            )
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(self.base + "/_health", timeout=5) as r:
+                    if r.status == 204:
+                        return self
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                tail = self.log.read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"server did not start:\n{tail}")
+            time.sleep(0.1)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=15)
+
+    def reset_peak(self) -> bool:
+        """Starts VmHWM over from the current RSS (Linux's clear_refs 5)."""
+        try:
+            Path(f"/proc/{self.pid}/clear_refs").write_text("5")
+            return True
+        except OSError:
+            return False
+
+
+class MemoryWatch:
+    """Samples the server's VmRSS every 20 ms on a thread of its own: the peak of a case
+    where the kernel's own peak cannot be reset."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak_kb = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.peak_kb = max(self.peak_kb, read_status(self.pid)["VmRSS"])
+            except (OSError, KeyError):
+                return
+            self._stop.wait(0.02)
+
+    def __enter__(self) -> MemoryWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def create_token(app: Path, database_url: str | None) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in CLEARED}
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    done = subprocess.run(
+        [
+            FOLIO,
+            "token",
+            "create",
+            "--name",
+            "hostile-seed",
+            "--type",
+            "full-access",
+            "--app",
+            str(app),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return done.stdout.strip().splitlines()[-1].strip()
+
+
+def _post(base: str, token: str, path: str, data: dict[str, Any]) -> dict[str, Any]:
+    body = json.dumps({"data": data}).encode()
+    request = urllib.request.Request(
+        base + path,
+        body,
+        {"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+    )
+    for attempt in range(5):
+        try:
+            with urllib.request.urlopen(request, timeout=120) as r:
+                answer: dict[str, Any] = json.load(r)["data"]
+                return answer
+        except ConnectionError:
+            if attempt == 4:
+                raise
+            time.sleep(0.5)
+    raise AssertionError("unreachable")
+
+
+def article(i: int, category: str) -> dict[str, Any]:
+    """Article i: the memo case's rows are the last MEMO_ROWS, with views MEMO_VIEWS + r and
+    a 100 KB body but for each 12th row."""
+    data: dict[str, Any] = {"title": f"Article {i:04d}", "views": i, "category": category}
+    r = i - (ARTICLES - MEMO_ROWS)
+    if r >= 0:
+        data["views"] = MEMO_VIEWS + r
+        data["body"] = (
+            "tiny" if r % 12 == 0 else ("lorem ipsum " * (MEMO_BODY // 12 + 1))[:MEMO_BODY]
+        )
+    return data
+
+
+def seed(base: str, token: str, progress: Callable[[str], None]) -> None:
+    """Seven categories, the first ("Large") with 400 articles created first (the lowest
+    ids), the other 700 spread over the others; in parallel requests."""
+    started = time.monotonic()
+    docs = [_post(base, token, "/api/categories", {"name": n})["documentId"] for n in CATEGORIES]
+
+    def one(i: int) -> None:
+        cat = docs[0] if i < LARGE_CATEGORY else docs[1 + i % (len(docs) - 1)]
+        _post(base, token, "/api/articles", article(i, cat))
+
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(one, range(LARGE_CATEGORY)))
+        list(pool.map(one, range(LARGE_CATEGORY, ARTICLES)))
+    progress(f"seeded {ARTICLES} articles in {time.monotonic() - started:.1f}s")
+
+
+class TcpProxy:
+    """Forwards a local port to PostgreSQL; `stop()` closes the port and every connection
+    through it (the database's outage as the server sees it), `start()` opens it again."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.port = free_port()
+        self._listener: socket.socket | None = None
+        self._open: set[socket.socket] = set()
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(self.target, timeout=10)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._open.update((client, upstream))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, a: socket.socket, b: socket.socket) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def stop(self) -> None:
+        if self._listener is not None:
+            with contextlib.suppress(OSError):  # shutdown wakes the blocked accept()
+                self._listener.shutdown(socket.SHUT_RDWR)
+            self._listener.close()
+            self._listener = None
+        with self._lock:
+            for s in self._open:
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                s.close()
+            self._open.clear()
