@@ -127,7 +127,10 @@ def connection_problem(exc: BaseException, url: str, where: str) -> ConfigError 
     if isinstance(exc, TimeoutError):
         return EnvironmentProblem(f"{prefix}: no answer (timed out)")
     if isinstance(exc, OSError):
-        return EnvironmentProblem(f"{prefix}: {exc.strerror or first}")
+        reason = (exc.strerror or first).lower()
+        return EnvironmentProblem(
+            f"{prefix}: {exc.filename}: {reason}" if exc.filename else f"{prefix}: {reason}"
+        )
     if isinstance(exc, sqlite3.Error):
         return EnvironmentProblem(f"{prefix}: {first}")
     if isinstance(exc, ValueError):  # the driver could not make sense of the URL
