@@ -16,8 +16,11 @@ from typing import Any
 
 import pytest
 
-from tests.api.serving import piped_server
+from tests.api.serving import Output, piped_server
 from tests.conftest import FIXTURES, open_access
+
+# a served app's address and its output
+Served = tuple[str, Output]
 
 # long enough that a request sent whole is never cut, however slow the machine
 WAIT = 60.0
@@ -68,17 +71,18 @@ def _get(base: str, path: str, source: str = "127.0.0.1") -> bytes:
 
 
 @pytest.fixture(scope="module")
-def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A server with a 1 s limit for headers and for pauses in a body, and 4 connections
     per client address."""
     server = {"timeouts": {"headers": 1, "body": 1}, "maxConnectionsPerClient": 4}
     app = _app(tmp_path_factory.mktemp("strict"), server)
-    with piped_server(app, args=["--no-request-log"]) as (base, _, _):
-        yield base
+    with piped_server(app) as (base, _, output):
+        yield base, output
 
 
-def test_half_a_header_is_answered_408_and_closed(strict: str) -> None:
-    with _connect(strict, "127.0.0.3") as sock:
+def test_half_a_header_is_answered_408_and_closed(strict: Served) -> None:
+    base = strict[0]
+    with _connect(base, "127.0.0.3") as sock:
         sock.sendall(b"GET /api/tags HTTP/1.1\r\nHost: x\r\nAccept: appl")
         answer = _read_all(sock)
     assert _status(answer) == 408
@@ -86,8 +90,11 @@ def test_half_a_header_is_answered_408_and_closed(strict: str) -> None:
     assert _body(answer)["error"]["name"] == "RequestTimeoutError"
 
 
-def test_half_a_header_after_a_kept_alive_request_is_answered_408(strict: str) -> None:
-    with _connect(strict, "127.0.0.3") as sock:
+def test_half_a_header_after_a_kept_alive_request_is_answered_408(
+    strict: Served,
+) -> None:
+    base = strict[0]
+    with _connect(base, "127.0.0.3") as sock:
         sock.sendall(b"GET /_health HTTP/1.1\r\nHost: x\r\n\r\n")
         first = sock.recv(65536)
         assert _status(first) == 204
@@ -96,13 +103,15 @@ def test_half_a_header_after_a_kept_alive_request_is_answered_408(strict: str) -
     assert _status(answer) == 408
 
 
-def test_a_connection_that_sends_nothing_is_closed(strict: str) -> None:
-    with _connect(strict, "127.0.0.4") as sock:
+def test_a_connection_that_sends_nothing_is_closed(strict: Served) -> None:
+    base = strict[0]
+    with _connect(base, "127.0.0.4") as sock:
         assert _read_all(sock) == b""  # closed, nothing to answer
 
 
-def test_a_body_that_stops_coming_is_answered_408(strict: str) -> None:
-    with _connect(strict, "127.0.0.5") as sock:
+def test_a_body_that_stops_coming_is_answered_408(strict: Served) -> None:
+    base, output = strict
+    with _connect(base, "127.0.0.5") as sock:
         sock.sendall(
             b"POST /api/tags HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             b'Content-Length: 200\r\n\r\n{"data": {"na'
@@ -110,15 +119,20 @@ def test_a_body_that_stops_coming_is_answered_408(strict: str) -> None:
         answer = _read_all(sock)
     assert _status(answer) == 408
     assert _body(answer)["error"]["name"] == "RequestTimeoutError"
-    # nothing was written
-    tags = _body(_get(strict, "/api/tags", "127.0.0.5"))
+    # nothing was written; the request is logged as one its client left (499), without
+    # an error
+    tags = _body(_get(base, "/api/tags", "127.0.0.5"))
     assert tags["data"] == []
+    (line,) = output.wait_for(" 499 ")
+    assert " POST /api/tags 499 " in line
+    assert not [line for line in output.stderr if "Traceback" in line or "ERROR" in line]
 
 
-def test_slow_requests_that_do_complete_are_served(strict: str) -> None:
+def test_slow_requests_that_do_complete_are_served(strict: Served) -> None:
     """The timers measure silence, not the whole request: a body that keeps coming, in
     pieces, is read to the end."""
-    with _connect(strict, "127.0.0.6") as sock:
+    base = strict[0]
+    with _connect(base, "127.0.0.6") as sock:
         body = json.dumps({"data": {"name": "slow"}}).encode()
         sock.sendall(
             b"POST /api/tags HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
@@ -134,27 +148,28 @@ def test_slow_requests_that_do_complete_are_served(strict: str) -> None:
     assert _status(answer) == 201, answer
 
 
-def test_one_address_past_its_limit_does_not_stop_the_others(strict: str) -> None:
+def test_one_address_past_its_limit_does_not_stop_the_others(strict: Served) -> None:
+    base = strict[0]
     slow = []
     try:
         for _ in range(4):
-            sock = _connect(strict, "127.0.0.7")
+            sock = _connect(base, "127.0.0.7")
             sock.sendall(b"GET /api/tags HTTP/1.1\r\nHost: x\r\n")
             slow.append(sock)
         # the fifth from that address is turned away at once
-        with _connect(strict, "127.0.0.7") as extra:
+        with _connect(base, "127.0.0.7") as extra:
             answer = _read_all(extra)
         assert _status(answer) == 503
         assert b"retry-after: 5" in answer.lower()
         assert _body(answer)["error"]["name"] == "ServiceUnavailableError"
         # another address is served meanwhile
-        assert _status(_get(strict, "/api/tags", "127.0.0.8")) == 200
+        assert _status(_get(base, "/api/tags", "127.0.0.8")) == 200
     finally:
         for sock in slow:
             sock.close()
     # once its slow connections are gone, the address is served again
     deadline = time.monotonic() + WAIT
-    while _status(_get(strict, "/api/tags", "127.0.0.7")) != 200:
+    while _status(_get(base, "/api/tags", "127.0.0.7")) != 200:
         assert time.monotonic() < deadline
         time.sleep(0.05)
 

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -73,7 +73,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return error_response(error)
 
 
+# the status the request log shows for a request whose client left (or whose body stopped
+# coming, answered 408 by the server's protocol) before its answer: nginx's "client closed
+# request"; the client never sees it
+CLIENT_CLOSED = 499
+
+
 async def _unexpected(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, ClientDisconnect):
+        return Response(status_code=CLIENT_CLOSED)
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return error_response(InternalError())
 
