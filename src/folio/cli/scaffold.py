@@ -156,8 +156,11 @@ CONFIG: dict[str, Any] = {
 
 
 def _permissions(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The reference's default roles, with the public role reading the example types and
-    the authenticated role doing everything with content and uploads."""
+    """The reference's default roles, plus reading the example types (`find`, `findOne`)
+    for both: anyone may read the blog and sign up, and a signed-in user may read it too,
+    see their own account and change their password. Writing content or uploading needs a
+    grant (`folio permissions grant authenticated api::article.article.create ...`) or an
+    API token: a new app lets no stranger who signs up change its content."""
     reads = []
     for name, model in models.items():
         actions = ["find"] if model["kind"] == "singleType" else ["find", "findOne"]
@@ -168,11 +171,7 @@ def _permissions(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
             PUBLIC: {**public, "permissions": [*reads, *public["permissions"]]},
             AUTHENTICATED: {
                 **authenticated,
-                "permissions": [
-                    "api::*",
-                    "plugin::upload.content-api.*",
-                    *authenticated["permissions"],
-                ],
+                "permissions": [*reads, *authenticated["permissions"]],
             },
         }
     }
