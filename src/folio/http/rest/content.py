@@ -15,7 +15,12 @@ from starlette.responses import Response
 
 from folio.auth.principal import Principal
 from folio.content.validation import require_data
-from folio.errors import MethodNotAllowedError, NotFoundError, PayloadTooLargeError
+from folio.errors import (
+    MethodNotAllowedError,
+    NotFoundError,
+    PayloadTooLargeError,
+    ValidationError,
+)
 from folio.errors import SyntaxError as SyntaxError_
 from folio.http.responses import json_response
 from folio.http.rest.qs import parse_qs
@@ -60,15 +65,45 @@ class LazyParams(Mapping[str, Any]):
         return len(self._params())
 
 
+class UnreadBody(dict[str, Any]):
+    """No body (empty), for a body that was not read because its type is not JSON, though
+    it looks like JSON: what a write that misses its `data` says to fix."""
+
+    def __init__(self, media_type: str) -> None:
+        super().__init__()
+        self.media_type = media_type
+
+    def hint(self) -> str:
+        sent = f"as {self.media_type}" if self.media_type else "without a Content-Type"
+        return f"the body was sent {sent}, not read as JSON: send Content-Type: application/json"
+
+
+async def _looks_like_json(request: Request) -> bool:
+    """Whether the body begins, past white space, with `{` or `[` (at most its first
+    chunks are read: the rest is left unread)."""
+    seen = 0
+    async for chunk in request.stream():
+        text = chunk.lstrip()
+        if text:
+            return text[:1] in (b"{", b"[")
+        seen += len(chunk)
+        if seen > 4096:
+            break
+    return False
+
+
 async def read_json(request: Request, limit: int) -> Any:
     """The JSON body of a request, `{}` when it has none. As the reference, only a JSON
     content type (`application/json`, any `+json` type, with or without parameters) is
-    parsed: a body of another type, or without a type, is no body at all."""
+    parsed: a body of another type, or without a type, is no body at all (an UnreadBody
+    when it looks like JSON, so that an error can say which header to send)."""
     length = request.headers.get("content-length")
     if length is not None and length.isdecimal() and int(length) > limit:
         raise PayloadTooLargeError(f"Request body is larger than {limit} bytes")
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "application/json" and not media_type.endswith("+json"):
+        if length != "0" and await _looks_like_json(request):
+            return UnreadBody(media_type)
         return {}
     body = b""
     async for chunk in request.stream():
@@ -175,7 +210,7 @@ class ContentEndpoints:
         params = query_params(request)
         # the query is checked before the body is read (its errors come first)
         read = self.documents.query(ct, params, principal, find=False)
-        data = require_data(await read_json(request, self.settings.max_body_bytes))
+        data = write_data(await read_json(request, self.settings.max_body_bytes))
         doc = await self.documents.create(ct, data, params, principal, read=read)
         if not wants_v4(request):
             doc.pop("id", None)  # a create answer shows no id (the v4 shape does)
@@ -186,7 +221,7 @@ class ContentEndpoints:
     ) -> Response:
         params = query_params(request)
         read = self.documents.query(ct, params, principal, find=False)
-        data = require_data(await read_json(request, self.settings.max_body_bytes))
+        data = write_data(await read_json(request, self.settings.max_body_bytes))
         doc = await self.documents.update(ct, document_id, data, params, principal, read=read)
         return self._one(request, ct, doc)
 
@@ -202,6 +237,17 @@ class ContentEndpoints:
     ) -> Response:
         await self.documents.delete(ct, document_id, query_params(request), principal)
         return Response(status_code=204)
+
+
+def write_data(body: Any) -> dict[str, Any]:
+    """The `data` of a write's body; a missing one says how to send the body when it was
+    sent as another type than JSON."""
+    try:
+        return require_data(body)
+    except ValidationError as exc:
+        if isinstance(body, UnreadBody):
+            raise ValidationError(f"{exc.message} ({body.hint()})", exc.details) from None
+        raise
 
 
 def _query_string(request: Request) -> bytes:
