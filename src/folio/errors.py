@@ -128,8 +128,20 @@ class InternalError(FolioError):
         super().__init__(message, details)
 
 
+class _Absent:
+    """The value of a field problem about a value that was not given at all."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+
+
 class FieldError:
-    """One problem with one input path, as listed in `details.errors`."""
+    """One problem with one input path, as listed in `details.errors`. As the reference's,
+    an entry about a value that was never given (`name must be defined.`) has no `value`,
+    and list indexes in its path are strings (`["links", "0", "url"]`)."""
 
     __slots__ = ("message", "path", "value")
 
@@ -139,12 +151,14 @@ class FieldError:
         self.value = value
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
+        out: dict[str, Any] = {
+            "path": [str(p) for p in self.path],
             "message": self.message,
             "name": "ValidationError",
-            "value": self.value,
         }
+        if self.value is not ABSENT:
+            out["value"] = self.value
+        return out
 
 
 def validation_failed(errors: list[FieldError]) -> ValidationError:
@@ -167,6 +181,29 @@ def invalid_key(key: str, path: str | None, param: str, source: str = "query") -
     there. `path`: the dotted path of the field it sits under."""
     message = f"Invalid key {key}" + (f" at {path}" if path and path != key else "")
     return ValidationError(message, {"key": key, "path": path, "source": source, "param": param})
+
+
+# Written keys that are attributes of every document but not writable: the reference names
+# them as their own path. `id` and `documentId` get no path, other unknown keys a null one.
+SYSTEM_KEYS = frozenset(
+    {"createdAt", "updatedAt", "publishedAt", "createdBy", "updatedBy", "localizations", "locale"}
+)
+
+
+def invalid_body_key(key: str, path: str | None) -> ValidationError:
+    """A written `data` holds a key its model does not have (`path`: the dotted attribute
+    path of the component or relation it sits in, None at the top), worded and detailed
+    as the reference does: `Invalid key nope at seo`."""
+    details: dict[str, Any] = {"key": key}
+    if path is not None:
+        details["path"] = path
+    elif key in SYSTEM_KEYS:
+        details["path"] = key
+    elif key not in ("id", "documentId"):
+        details["path"] = None
+    details["source"] = "body"
+    message = f"Invalid key {key}" + (f" at {path}" if path is not None else "")
+    return ValidationError(message, details)
 
 
 def invalid_value(

@@ -599,7 +599,9 @@ def test_component_shape_errors(api: Api) -> None:
     failed(api.post("/api/articles", {"data": {"title": "A", "links": {"label": "x"}}}))
     r = api.post("/api/articles", {"data": {"title": "A", "seo": {"nope": 1}}})
     error = failed(r)
-    assert [e["path"] for e in error["details"]["errors"]] == [["seo", "nope"]]
+    # as the reference: an invalid key, at the component's path
+    assert error["message"] == "Invalid key nope at seo"
+    assert error["details"] == {"key": "nope", "path": "seo", "source": "body"}
     assert listing(api, "/api/articles") == []
 
 
@@ -625,7 +627,7 @@ def test_required_fields_inside_components(strict_api: Api) -> None:
         {"data": {"title": "A", "links": [{"url": "/a"}, {"label": "no url"}]}},
     )
     error = failed(r)
-    assert [e["path"] for e in error["details"]["errors"]] == [["links", 1, "url"]]
+    assert [e["path"] for e in error["details"]["errors"]] == [["links", "1", "url"]]
     doc = article(api, "A", seo={"metaTitle": "T"}, links=[{"url": "/a"}])
     r = put(api, "articles", doc, {"seo": {"metaDescription": "d"}})
     assert [e["path"] for e in failed(r)["details"]["errors"]] == [["seo", "metaTitle"]]
@@ -710,7 +712,7 @@ def test_dynamic_zone_fragment_fields(api: Api) -> None:
 def test_dynamic_zone_refuses_other_components(api: Api, block: Any) -> None:
     r = api.post("/api/articles", {"data": {"title": "A", "blocks": [block]}})
     error = failed(r)
-    assert error["details"]["errors"][0]["path"][:2] == ["blocks", 0]
+    assert error["details"]["errors"][0]["path"][:2] == ["blocks", "0"]
     assert listing(api, "/api/articles") == []
 
 

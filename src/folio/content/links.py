@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from folio.errors import FieldError, ValidationError, validation_failed
+from folio.errors import ABSENT, FieldError, ValidationError, validation_failed
 from folio.schema.model import Attribute, Component, Registry
 
 if TYPE_CHECKING:
@@ -284,7 +284,7 @@ def parse_components(
             uid = item.get("__component") if isinstance(item, dict) else None
             if not isinstance(uid, str):
                 errors.append(
-                    FieldError([*path, i, "__component"], "__component is a required field", item)
+                    FieldError([*path, i, "__component"], "__component is a required field", ABSENT)
                 )
                 continue
             if uid not in attr.components:
@@ -359,13 +359,14 @@ def raise_errors(errors: list[FieldError]) -> None:
 
 
 def relation_error(document_id: Any, locale: str | None) -> ValidationError:
+    """A relation names a documentId that has no version in the locale it is looked for
+    in: `locale "null"` when the target is not localized, as the reference says it."""
     shown = "null" if locale is None else locale
-    message = f'Document with id "{document_id}", locale "{shown}" not found'
-    return ValidationError(
-        message,
-        {
-            "errors": [
-                {"path": [], "message": message, "name": "ValidationError", "value": document_id}
-            ]
-        },
-    )
+    return ValidationError(f'Document with id "{document_id}", locale "{shown}" not found')
+
+
+def missing_ids_error(target_uid: str, count: int) -> ValidationError:
+    """A relation names numeric ids that no row of the target has, worded as the
+    reference words it (it counts them by target type)."""
+    message = f"{count} relation(s) of type {target_uid} associated with this entity do not exist"
+    return validation_failed([FieldError([], message, ABSENT)])

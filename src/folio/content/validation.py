@@ -17,12 +17,14 @@ from folio.content.links import (
     parse_media,
     parse_relation,
 )
-from folio.errors import FieldError, ValidationError, validation_failed
+from folio.errors import ABSENT, FieldError, ValidationError, invalid_body_key, validation_failed
 from folio.schema.kinds import InvalidValue
 from folio.schema.model import Attribute, ContentType, Registry, Schema
 
 # Members of `data` that are not attributes but are handled by the endpoint.
 ACCEPTED_INPUT = frozenset({"locale", "publishedAt"})
+# how a number kind words a value it cannot read
+NAN_CAST = "but the final value was: `NaN`"
 
 
 def require_data(body: Any) -> dict[str, Any]:
@@ -60,9 +62,8 @@ def _validate(
         if attr is None:
             if key in ACCEPTED_INPUT and not prefix:
                 continue
-            errors.append(FieldError([*prefix, key], f"Invalid key {key}", value))
-            if not prefix:
-                invalid_keys.append((key, None))
+            # reported alone, as the reference does, at the attribute path it sits in
+            invalid_keys.append((key, _dotted(prefix)))
             continue
         if not attr.kind.scalar:
             if registry is None:
@@ -81,7 +82,11 @@ def _validate(
             coerced = attr.kind.coerce(attr, value)
         except InvalidValue as exc:
             path: list[str | int] = [*prefix, *(exc.path or [key])]
-            errors.append(FieldError(path, str(exc), exc.value if exc.path else value))
+            shown = exc.value if exc.path else value
+            if NAN_CAST in str(exc):
+                # the reference reports the cast value, NaN, which JSON writes as null
+                shown = None
+            errors.append(FieldError(path, str(exc), shown))
             continue
         if attr.type == "password" and not isinstance(value, HashedPassword):
             coerced = hash_password(coerced)
@@ -103,7 +108,31 @@ def missing_error(schema: Schema, attr: Attribute, path: list[str | int]) -> Fie
     types with Draft & Publish, and as `must be defined.` for the others."""
     if isinstance(schema, ContentType) and schema.draft_and_publish and attr.kind.scalar:
         return FieldError(path, str(attr.kind.type_error(attr, None)), None)
-    return FieldError(path, f"{attr.name} must be defined.")
+    return FieldError(path, f"{attr.name} must be defined.", ABSENT)
+
+
+def _dotted(prefix: list[str | int]) -> str | None:
+    """`seo`, `links`, `blocks.file`: the attribute names of a path, without list indexes
+    (None at the top level)."""
+    names = [p for p in prefix if isinstance(p, str)]
+    return ".".join(names) if names else None
+
+
+def _shown_path(path: list[str | int]) -> str:
+    """`links[0].label`: a path as the reference writes it at the start of a message."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def _name_nested(errors: list[FieldError]) -> None:
+    """A problem inside a component is worded with its whole path, as the reference
+    words it (`seo.metaTitle must be ...`, `links[0].label must be ...`)."""
+    for err in errors:
+        last = err.path[-1] if err.path else None
+        if len(err.path) > 1 and isinstance(last, str) and err.message.startswith(f"{last} "):
+            err.message = _shown_path(err.path) + err.message[len(last) :]
 
 
 def _link(
@@ -116,15 +145,14 @@ def _link(
     draft: bool,
 ) -> LinkWrite:
     start = len(errors)
+    keys_start = len(invalid_keys)
     write: LinkWrite
     if attr.type == "relation":
         unknown: list[str] = []
         write = parse_relation(attr, value, errors, unknown)
         if unknown:
-            # `{"tags": {"add": [...]}}`: an invalid key at the attribute's path (its
-            # names, without list indexes)
-            path = ".".join([*(p for p in prefix if isinstance(p, str)), attr.name])
-            invalid_keys.extend((key, path) for key in unknown)
+            # `{"tags": {"add": [...]}}`: an invalid key at the attribute's path
+            invalid_keys.extend((key, attr.name) for key in unknown)
     elif attr.type == "media":
         write = parse_media(attr, value, errors)
     else:
@@ -141,6 +169,12 @@ def _link(
         write = parse_components(registry, attr, value, errors, nested)
     for err in errors[start:]:
         err.path = [*prefix, *err.path]
+    # the paths found inside are relative to this attribute's container
+    outer = _dotted(prefix)
+    if outer is not None:
+        for i in range(keys_start, len(invalid_keys)):
+            key, path = invalid_keys[i]
+            invalid_keys[i] = (key, outer if path is None else f"{outer}.{path}")
     return write
 
 
@@ -204,10 +238,9 @@ def validate_data(
     out = _validate(registry, schema, data, partial, [], errors, invalid_keys, draft, given)
     if invalid_keys:
         # as the reference: an unknown key is reported alone, before any other problem
-        key, path = invalid_keys[0]
-        message = f"Invalid key {key}" if path is None else f"Invalid key {key} at {path}"
-        raise ValidationError(message, {"key": key, "path": path, "source": "body"})
+        raise invalid_body_key(*invalid_keys[0])
     if errors:
+        _name_nested(errors)
         order = {name: i for i, name in enumerate(schema.attributes)}
         errors.sort(key=lambda e: order.get(str(e.path[0]) if e.path else "", len(order)))
         raise validation_failed(errors)

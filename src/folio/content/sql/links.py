@@ -14,6 +14,7 @@ from folio.content.links import (
     MediaWrite,
     RelationWrite,
     is_to_one,
+    missing_ids_error,
     relation_error,
 )
 from folio.content.sql.layout import (
@@ -151,10 +152,11 @@ class LinkStore:
                 numeric,
             )
             by_id = {int(r[0]): r[1] for r in rows}
+            missing = [n for n in numeric if n not in by_id]
+            if missing:
+                raise missing_ids_error(target.uid, len(missing))
             for e in entries:
                 if e.numeric_id is not None:
-                    if e.numeric_id not in by_id:
-                        raise relation_error(e.numeric_id, self._target_locale(target, e, ctx))
                     e.document_id = by_id[e.numeric_id]
         ids = sorted({str(e.document_id) for e in check})
         if not ids:
