@@ -118,4 +118,4 @@ def load_app(app_dir: Path | str, database_url: str | None = None) -> Folio:
         db = open_database(settings.database_url, str(settings.app_dir), settings.database_pool)
         return Folio(settings, registry, db)
     except OSError as exc:
-        raise file_problem(exc) from exc
+        raise file_problem(exc, Path(app_dir).resolve()) from exc

@@ -107,6 +107,10 @@ def _module(path: Path, name: str, root: Path) -> ModuleType:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise ConfigError(f"{shown}: line {exc.lineno}: {type(exc).__name__}: {exc.msg}") from None
+    except OSError as exc:
+        if exc.filename == str(path):  # the file itself cannot be read: not its mistake
+            raise
+        raise ConfigError(f"{shown}: {type(exc).__name__}: {exc}") from None
     except Exception as exc:
         lines = [
             f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)

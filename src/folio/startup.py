@@ -5,6 +5,8 @@ may not read or write). `folio develop` answers 503 with the same line until a f
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from folio.errors import ConfigError
 
 CONFIGURATION = 2
@@ -19,8 +21,11 @@ def exit_code(problem: ConfigError) -> int:
     return ENVIRONMENT if isinstance(problem, EnvironmentProblem) else CONFIGURATION
 
 
-def file_problem(exc: OSError) -> EnvironmentProblem:
-    """A file or directory of the app that cannot be read or written."""
+def file_problem(exc: OSError, app_dir: Path | None = None) -> EnvironmentProblem:
+    """A file or directory of the app that cannot be read or written (named from the app
+    directory when it is inside it)."""
     reason = (exc.strerror or str(exc)).lower()
-    where = exc.filename if exc.filename is not None else "a file of the app"
+    where = str(exc.filename) if exc.filename is not None else "a file of the app"
+    if app_dir is not None and Path(where).is_relative_to(app_dir):
+        where = str(Path(where).relative_to(app_dir))
     return EnvironmentProblem(f"{where}: {reason}")

@@ -237,7 +237,7 @@ def test_a_database_file_that_cannot_be_made_is_exit_3(app: Path) -> None:
 def test_an_unreadable_config_file_is_exit_3(app: Path) -> None:
     path = app / "config" / "api.json"
     path.chmod(0)
-    _refused(_serve(app, _env()), 3, f"{path}: permission denied")
+    _refused(_serve(app, _env()), 3, "config/api.json: permission denied")
 
 
 # ---------------------------------------------------------------------- develop

@@ -54,7 +54,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     from folio.cli.preflight import preflight
     from folio.config import environment_settings, load_settings
     from folio.http.logformat import configure_logging
-    from folio.startup import exit_code
+    from folio.startup import exit_code, file_problem
 
     app_dir = Path(args.app_dir).resolve()
     # Folio's own messages (mail sent by the default sender, errors) at the chosen level, in
@@ -76,9 +76,10 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         host = args.host or settings.host
         port = args.port or settings.port
         preflight(app_dir, host, port, whole_app=not reload)
-    except ConfigError as exc:
-        print(f"folio: {exc}", file=sys.stderr)
-        return exit_code(exc)
+    except (ConfigError, OSError) as exc:
+        problem = file_problem(exc, app_dir) if isinstance(exc, OSError) else exc
+        print(f"folio: {problem}", file=sys.stderr)
+        return exit_code(problem)
     os.environ["FOLIO_DEVELOP"] = "1" if reload else "0"
     os.environ["FOLIO_APP_DIR"] = str(app_dir)
     banner = (
