@@ -160,6 +160,9 @@ TOO_MANY = _answer(
     b"retry-after: 5\r\n",
 )
 
+# seconds a refused connection stays open for its client to read the 503
+REFUSED_LINGER = 1.0
+
 # waiting for the next request's headers; reading a request's body
 HEADERS, BODY = 0, 1
 
@@ -245,9 +248,17 @@ class FolioHttpProtocol(HttpToolsProtocol):
         self._timer = self.loop.call_later(limits.headers, self._headers_late)
 
     def _refuse(self) -> None:
+        """503, then the connection closed once the client's first bytes are read (or at
+        once if it cannot be half-closed): closed with its request unread, the client would
+        get a reset instead of the answer. A client that sends nothing has REFUSED_LINGER
+        seconds to read it."""
         self._refused = True
         self.transport.write(TOO_MANY)
-        self.transport.close()
+        if not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        self.transport.write_eof()
+        self._timer = self.loop.call_later(REFUSED_LINGER, self.transport.close)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel()
@@ -263,6 +274,7 @@ class FolioHttpProtocol(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
+            self.transport.close()
             return
         super().data_received(data)
         if self._timer is not None or self.transport.is_closing():
