@@ -113,6 +113,10 @@ CONFIGURATION: dict[str, tuple[Mistake, str]] = {
         lambda app: _write(app / "config" / "api.json", '{"rest": {"defaultLimit": "abc"}}'),
         "config/api: rest.defaultLimit must be a whole number of at least 1 (got 'abc')",
     ),
+    "wrong value in middlewares.json": (
+        lambda app: _write(app / "config" / "middlewares.json", '{"cors": {"origin": 5}}'),
+        "config/middlewares: cors.origin is '*', an origin or a list",
+    ),
     "mysql client in database.json": (
         lambda app: _write(app / "config" / "database.json", '{"client": "mysql2"}'),
         "config/database: client 'mysql2' is not supported (supported: sqlite, postgres)",

@@ -1,6 +1,7 @@
 """What `folio serve` checks before it starts the server, so that a problem is one line and
 an exit code (folio.startup) rather than a trace from a server process: the whole app loads
-(models, configuration, permissions, route files, `src/index.py`), the address can be
+(models, configuration, permissions, route files, `src/index.py`) and its HTTP front-end is
+built (middlewares' settings, the GraphQL schema and its extensions), the address can be
 listened on, and the database opens and takes the models' schema (the app's `bootstrap`
 runs in the server, not here). `folio develop` checks only the address: it answers 503
 with the problem until a file is fixed."""
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from folio.app import Folio, load_app
 from folio.errors import ConfigError
+from folio.http.app import build_asgi
 from folio.startup import EnvironmentProblem
 
 
@@ -56,6 +58,8 @@ def preflight(app_dir: Path, host: str, port: int, whole_app: bool = True) -> No
     """Raises ConfigError (EnvironmentProblem for what the app runs on) for the first
     problem found; `whole_app` False checks the address only."""
     folio = load_app(app_dir) if whole_app else None
+    if folio is not None:
+        build_asgi(folio)
     check_address(host, port)
     if folio is not None:
         asyncio.run(_open(folio))
