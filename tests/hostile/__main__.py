@@ -61,7 +61,10 @@ def run_database(db: str, only: set[str], known: set[str], keep: bool) -> int:
         if proxy is not None:
             proxy.start()
         for case in chosen:
-            passed, line = run_case(case, db, app, url, work, proxy)
+            try:
+                passed, line = run_case(case, db, app, url, work, proxy)
+            except Exception as e:  # a server that would not start fails its case only
+                passed, line = False, f"{db:<8} {case.name:<26} FAIL | {str(e)[:500]}"
             if not passed and case.name in known:
                 line = line.replace(" FAIL", " KNOWN-FAIL", 1)
             elif passed and case.name in known:

@@ -5,15 +5,13 @@ request answered afterwards. Prints one line per case."""
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 from .client import Session
-from .server import FOLIO, MemoryWatch, Server, TcpProxy, cpu_seconds, read_status, written_bytes
+from .server import MemoryWatch, Server, TcpProxy, cpu_seconds, read_status, written_bytes
 
 CPU_PER_REQUEST = 1.0  # server CPU seconds a hostile request may cost
 RSS_LIMIT_MB = 300.0
@@ -46,24 +44,10 @@ class Case:
     run: Callable[[Context], None]
     postgres_only: bool = False
     env: dict[str, str] = field(default_factory=dict)
-    args: Callable[[], list[str]] = list
     max_files: int | None = None
     via_proxy: bool = False
     after_timeout: float = 30.0  # for the normal request that follows the case
     allowed_5xx: frozenset[str] = frozenset()  # the outage's 503s
-
-
-@cache
-def serve_help() -> str:
-    return subprocess.run([FOLIO, "serve", "--help"], capture_output=True, text=True).stdout
-
-
-def header_timeout_option() -> str | None:
-    """`folio serve`'s option bounding how long a request's head may take, if it has one."""
-    found = re.search(
-        r"(--[\w-]*header[\w-]*timeout[\w-]*|--[\w-]*timeout[\w-]*header[\w-]*)", serve_help()
-    )
-    return found.group(1) if found else None
 
 
 def _normal_answers(base: str, timeout: float) -> str | None:
@@ -93,7 +77,7 @@ def run_case(
     server_url = url
     if case.via_proxy and proxy is not None and url is not None:
         server_url = re.sub(r"@[^/]+/", f"@127.0.0.1:{proxy.port}/", url)
-    server = Server(app, server_url, log, env=case.env, args=case.args(), max_files=case.max_files)
+    server = Server(app, server_url, log, env=case.env, max_files=case.max_files)
     server.start()
     session = Session(server.base)
     ctx = Context(db, server, session, work, proxy)

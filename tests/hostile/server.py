@@ -142,7 +142,20 @@ class Server:
             resource.setrlimit(resource.RLIMIT_NOFILE, (self.max_files, self.max_files))
 
     def start(self) -> Server:
+        """Starts the server, on another free port if the one chosen was taken meanwhile."""
+        for attempt in range(3):
+            try:
+                return self._start()
+            except RuntimeError as e:
+                if "already in use" not in str(e) or attempt == 2:
+                    raise
+                self.port = free_port()
+                self.base = f"http://127.0.0.1:{self.port}"
+        raise AssertionError("unreachable")
+
+    def _start(self) -> Server:
         cmd = [FOLIO, "serve", str(self.app), "--port", str(self.port), "--no-request-log"]
+        offset = self.log.stat().st_size if self.log.exists() else 0
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 [*cmd, *self.args],
@@ -162,7 +175,7 @@ class Server:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                tail = self.log.read_text(errors="replace")[-3000:]
+                tail = self.log.read_bytes()[offset:].decode(errors="replace")[-3000:]
                 raise RuntimeError(f"server did not start:\n{tail}")
             time.sleep(0.1)
 
