@@ -15,8 +15,10 @@ import resource
 import shutil
 import socket
 import threading
+import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -146,6 +148,15 @@ def _assert_unavailable(base: str) -> None:
     assert "Traceback" not in json.dumps(body) and "SELECT" not in json.dumps(body)
 
 
+def _until_over(output: Output, request: Callable[[], int]) -> None:
+    """Requests that succeed, until the log says the outage is over (it ends with a success
+    some time after its last failure, store.availability.SETTLE)."""
+    deadline = time.monotonic() + 60
+    while not output.wait_for("is available again", timeout=0.2):
+        assert request() in (200, 201)
+        assert time.monotonic() < deadline, output.stderr
+
+
 def _assert_one_line_each_way(output: Output) -> None:
     down = [line for line in output.stderr if "is unavailable" in line]
     back = [line for line in output.stderr if "is available again" in line]
@@ -192,6 +203,7 @@ def test_postgres_unreachable_answers_503_and_recovers(tmp_path: Path) -> None:
             status, _, body = _call("GET", base + "/api/tags")
             assert status == 200, body
             assert [t["name"] for t in body["data"]] == ["before"]
+            _until_over(out, lambda: _call("GET", base + "/api/tags")[0])
             assert _call("POST", base + "/api/tags", {"data": {"name": "after"}})[0] == 201
             assert _call("GET", base + "/_health/ready")[0] == 204
             status, _, body = _call("POST", base + "/graphql", GRAPHQL)
@@ -205,7 +217,9 @@ def test_postgres_unreachable_answers_503_and_recovers(tmp_path: Path) -> None:
 def test_sqlite_disk_full_answers_503_and_recovers(tmp_path: Path) -> None:
     app = _app(tmp_path)
     with piped_server(app, _env(), ["--no-request-log"]) as (base, proc, out):
-        assert _call("POST", base + "/api/tags", {"data": {"name": "before"}})[0] == 201
+        status, _, body = _call("POST", base + "/api/tags", {"data": {"name": "before"}})
+        assert status == 201
+        before = base + "/api/tags/" + body["data"]["documentId"]
         # the server process may no longer grow a file past 4 KB: its writes to the
         # database's log fail as on a full disk (I/O error)
         resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
@@ -226,6 +240,8 @@ def test_sqlite_disk_full_answers_503_and_recovers(tmp_path: Path) -> None:
             limit = resource.RLIM_INFINITY
             resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (limit, limit))
         assert _call("POST", base + "/api/tags", {"data": {"name": "after"}})[0] == 201
+        # an outage of writes ends with a write
+        _until_over(out, lambda: _call("PUT", before, {"data": {"name": "before"}})[0])
         assert _call("GET", base + "/_health/ready")[0] == 204
         status, _, body = _call("GET", base + "/api/tags?sort=name")
         assert [t["name"] for t in body["data"]] == ["after", "before"]

@@ -117,8 +117,11 @@ def _ready(folio: Folio) -> Any:
             raise unavailable("The database did not answer in time") from None
         availability = getattr(folio.db, "availability", None)
         if availability is not None and availability.down:
-            # reads work, writes did not (a full disk): until a write succeeds
-            raise unavailable("The database refuses writes")
+            # the outage is not over yet (store.availability); reads work, but writes did
+            # not (a full disk), until a write succeeds
+            if availability.writes_only:
+                raise unavailable("The database refuses writes")
+            raise unavailable()
         return Response(status_code=204)
 
     return ready

@@ -19,6 +19,10 @@ log = logging.getLogger("folio")
 
 # seconds a client is asked to wait before trying again
 RETRY_AFTER = 5
+# an outage ends at a success this long after its last failure: a database that fails some
+# requests and serves others (out of connections, its connections going one by one) is one
+# outage, not two lines per failed request
+SETTLE = 2.0
 MESSAGE = "The database is unavailable, try again later"
 
 # SQLite's primary result codes that say the environment failed, not the statement:
@@ -34,13 +38,15 @@ def unavailable(message: str = MESSAGE) -> ServiceUnavailableError:
 
 class Availability:
     """The database's state as the requests found it: down from the first failure of its
-    environment until a statement succeeds again. An outage that began with a write (a
-    full disk, a read-only file) ends only with a write that succeeds: reads that still
-    work meanwhile would otherwise end it and begin it again at each request."""
+    environment until a statement succeeds SETTLE seconds after the last failure. An
+    outage that began with a write (a full disk, a read-only file) ends only with a write
+    that succeeds: reads that still work meanwhile would otherwise end it and begin it
+    again at each request."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.down_since: float | None = None  # time.monotonic() of the outage's start
+        self.last_failure = 0.0
         self.writes_only = False  # the outage began with a write
         self.reason = ""
         self.refused = 0  # requests answered 503 during the current outage
@@ -52,8 +58,9 @@ class Availability:
     def failed(self, reason: str, writing: bool = False) -> ServiceUnavailableError:
         """The error to answer for a failure of the database's environment; the first of
         an outage is logged."""
+        now = self.last_failure = time.monotonic()
         if self.down_since is None:
-            self.down_since = time.monotonic()
+            self.down_since = now
             self.writes_only = writing
             self.reason = reason
             self.refused = 0
@@ -65,14 +72,17 @@ class Availability:
 
     def answered(self, writing: bool = False) -> None:
         """A statement succeeded: an outage under way is over (one of writes, once a
-        write succeeds)."""
+        write succeeds) if its last failure is SETTLE seconds old."""
         since = self.down_since
-        if since is not None and (writing or not self.writes_only):
+        if since is None or not (writing or not self.writes_only):
+            return
+        now = time.monotonic()
+        if now - self.last_failure >= SETTLE:
             self.down_since = None
             log.warning(
                 "%s is available again after %.1f s (%d requests answered 503)",
                 self.name,
-                time.monotonic() - since,
+                now - since,
                 self.refused,
             )
 
