@@ -228,6 +228,13 @@ def test_a_port_in_use_is_exit_3(app: Path) -> None:
     )
 
 
+def test_a_port_out_of_range_is_exit_2(app: Path) -> None:
+    done = subprocess.run(
+        [FOLIO, "serve", str(app), "--port", "70000"], env=_env(), capture_output=True, text=True
+    )
+    _refused(done, 2, "cannot listen on 127.0.0.1:70000: a port is a number from 1 to 65535")
+
+
 def test_a_database_file_that_cannot_be_made_is_exit_3(app: Path) -> None:
     (app / ".tmp" / "data.db").mkdir(parents=True)  # a directory where the file goes
     _refused(

@@ -23,6 +23,8 @@ def check_address(host: str, port: int) -> None:
     """Binds the address the server will listen on once (as the server binds it, reusing
     a port in TIME_WAIT), and lets it go."""
     where = f"cannot listen on {host}:{port}"
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"{where}: a port is a number from 1 to 65535")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror:
