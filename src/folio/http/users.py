@@ -124,12 +124,19 @@ class UserEndpoints:
                     email = "unknownIdentifier"
                 key = f"{email.lower()}:{key}"
             verdict = await self.limiter.hit(key)
+            if too_long is not None:
+                # answered, not raised: a raised error held by this frame would keep the
+                # frame (and the body) alive in a cycle until the collector runs
+                response = error_response(
+                    RateLimitError() if verdict and not verdict.allowed else too_long
+                )
+                if verdict is not None:
+                    response.headers.update(verdict.headers())
+                return response
             if verdict is None:
-                if too_long is not None:
-                    raise too_long
                 return await handler(request, principal)
             ident = body.get("identifier")
-            if sign_in and too_long is None and isinstance(ident, str) and ident:
+            if sign_in and isinstance(ident, str) and ident:
                 # sign-in is also limited per identifier, whatever the address: a client
                 # that changes addresses still gets `max` guesses per account and window
                 per_account = await self.limiter.hit(f"{path}:identifier:{ident.lower()}")
@@ -139,8 +146,6 @@ class UserEndpoints:
                 response = error_response(RateLimitError())
             else:
                 try:
-                    if too_long is not None:
-                        raise too_long
                     response = await handler(request, principal)
                 except FolioError as exc:
                     response = error_response(exc)

@@ -45,9 +45,9 @@ NAME_FIELDS = ("identifier", "email", "username")
 PASSWORD_FIELDS = ("password", "currentPassword", "passwordConfirmation")
 
 
-def credentials_too_long(body: Mapping[str, Any]) -> ValidationError | None:
-    """The error for the credentials of `body` that are longer than their maximum, or None
-    (the values themselves are not echoed back: they may be megabytes)."""
+def _length_problems(body: Mapping[str, Any]) -> list[FieldError]:
+    """The credentials of `body` longer than their maximum (their values are not echoed
+    back: they may be megabytes)."""
     errors: list[FieldError] = []
     for name in NAME_FIELDS:
         value = body.get(name)
@@ -59,13 +59,21 @@ def credentials_too_long(body: Mapping[str, Any]) -> ValidationError | None:
             len(value) > MAX_PASSWORD_BYTES or len(value.encode()) > MAX_PASSWORD_BYTES
         ):
             errors.append(FieldError([name], f"{name} must be at most {MAX_PASSWORD_BYTES} bytes"))
+    return errors
+
+
+def credentials_too_long(body: Mapping[str, Any]) -> ValidationError | None:
+    """The error for the credentials of `body` that are longer than their maximum, or None."""
+    errors = _length_problems(body)
     return validation_failed(errors) if errors else None
 
 
 def _check_lengths(body: Mapping[str, Any]) -> None:
-    error = credentials_too_long(body)
-    if error is not None:
-        raise error
+    errors = _length_problems(body)
+    if errors:
+        # raised as made, not through a variable: a frame that holds the error its own
+        # traceback holds lives (with the request's body) until the cycle collector runs
+        raise validation_failed(errors)
 
 
 def _required(body: dict[str, Any], name: str, errors: list[FieldError]) -> str:
