@@ -177,7 +177,7 @@ def _run_outage(
     during = lines[before_lines:]
     during_bytes = sum(len(x) + 1 for x in during)
     relay.start()
-    time.sleep(1)
+    time.sleep(4)  # the outage ends at a success 2 s after its last failure
     stop.set()
     for thread in threads:
         thread.join()
@@ -188,7 +188,7 @@ def _run_outage(
         f"{len(during)} lines, {during_bytes / 1024:.1f} KB (before it: {before_bytes} bytes"
         f" in all); outage lines: {len(transitions)}"
     )
-    for line in transitions:
+    for line in transitions if request_log else during:
         print("   ", line)
 
 
