@@ -3,9 +3,12 @@
 
 Each request is authenticated once (an invalid credential is refused before GraphQL runs,
 in the REST error envelope); documents are parsed and validated once per text (bounded
-cache), with the depth limit and, where it is off, the introspection ban as validation rules.
-Errors answer in the reference's shape: request errors (syntax, validation, variables) with
-HTTP 400, resolver errors with HTTP 200 beside the data."""
+cache), within the document limits (`limits`), with the depth limit and, where it is off,
+the introspection ban as validation rules; an operation's estimated cost is checked with
+its variables before it runs, and its answer's size as it is written (`cost`).
+Errors answer in the reference's shape: request errors (syntax, validation, limits,
+variables) with HTTP 400, resolver errors with HTTP 200 beside the data; in production
+without graphql-core's "Did you mean" suggestions."""
 
 from __future__ import annotations
 
@@ -23,19 +26,14 @@ from graphql import (
     DocumentNode,
     ExecutionResult,
     FieldNode,
-    FragmentDefinitionNode,
-    FragmentSpreadNode,
     GraphQLEnumType,
     GraphQLError,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLScalarType,
     GraphQLSchema,
-    Node,
     OperationDefinitionNode,
     OperationType,
-    execute,
-    parse,
     validate,
 )
 from graphql.error import GraphQLSyntaxError, located_error
@@ -55,6 +53,15 @@ from folio.errors import (
 )
 from folio.errors import SyntaxError as SyntaxError_
 from folio.http.graphql import extend
+from folio.http.graphql.cost import Costs, bounded_json
+from folio.http.graphql.limits import (
+    depth_errors,
+    document_errors,
+    introspection_errors,
+    parsed,
+    variables_error,
+    without_suggestions,
+)
 from folio.http.graphql.resolvers import Context, Resolvers
 from folio.http.graphql.sandbox import Sandbox
 from folio.http.graphql.schema import GraphQLSettings, SchemaBuilder
@@ -75,13 +82,20 @@ def _json(body: Any, status: int = 200) -> Response:
 
 
 class Prepared:
-    """A parsed and validated document, or the errors that refuse it."""
+    """A parsed and validated document (with its operations' cost structure), or the
+    errors that refuse it."""
 
-    __slots__ = ("document", "errors", "operations")
+    __slots__ = ("costs", "document", "errors", "operations")
 
-    def __init__(self, document: DocumentNode | None, errors: list[dict[str, Any]] | None) -> None:
+    def __init__(
+        self,
+        document: DocumentNode | None,
+        errors: list[dict[str, Any]] | None,
+        costs: Costs | None = None,
+    ) -> None:
         self.document = document
         self.errors = errors
+        self.costs = costs
         self.operations: dict[str | None, OperationDefinitionNode] = {}
         if document is not None:
             for node in document.definitions:
@@ -100,9 +114,15 @@ def quoted(message: str) -> str:
 
 
 def _located(
-    error: GraphQLError, code: str, extra: dict[str, Any] | None = None, quote: bool = False
+    error: GraphQLError,
+    code: str,
+    extra: dict[str, Any] | None = None,
+    quote: bool = False,
+    hide: bool = False,
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"message": quoted(error.message) if quote else error.message}
+    """A request error; `hide`: without suggestions of the schema's names."""
+    message = quoted(error.message) if quote else error.message
+    out: dict[str, Any] = {"message": without_suggestions(message) if hide else message}
     if error.locations:
         out["locations"] = [{"line": loc.line, "column": loc.column} for loc in error.locations]
     out["extensions"] = {"code": code, **(extra or {})}
@@ -263,66 +283,17 @@ class Execution(ExecutionContext):
         return awaited()
 
 
-# ---------------------------------------------------------------------- validation rules
-def depth_errors(document: DocumentNode, limit: int) -> list[GraphQLError]:
-    """Operations nested deeper than `limit` (root fields are depth 0; introspection
-    fields do not count), one error per field beyond it."""
-    fragments = {
-        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
-    }
-    errors: list[GraphQLError] = []
-
-    def walk(node: Node, depth: int, name: str, seen: frozenset[str]) -> int:
-        if depth > limit:
-            errors.append(
-                GraphQLError(f"'{name}' exceeds maximum operation depth of {limit}", [node])
-            )
-            return 0
-        if isinstance(node, FieldNode):
-            if node.name.value.startswith("__") or node.selection_set is None:
-                return 0
-            return 1 + max(
-                (walk(s, depth + 1, name, seen) for s in node.selection_set.selections),
-                default=0,
-            )
-        if isinstance(node, FragmentSpreadNode):
-            fragment = fragments.get(node.name.value)
-            if fragment is None or node.name.value in seen:
-                return 0
-            return walk(fragment, depth, name, seen | {node.name.value})
-        selection_set = getattr(node, "selection_set", None)
-        if selection_set is None:
-            return 0
-        return max((walk(s, depth, name, seen) for s in selection_set.selections), default=0)
-
-    for definition in document.definitions:
-        if isinstance(definition, OperationDefinitionNode):
-            walk(definition, 0, definition.name.value if definition.name else "", frozenset())
-    return errors
-
-
-def introspection_errors(document: DocumentNode) -> list[GraphQLError]:
-    """`__schema` and `__type` anywhere in the document (`__typename` is allowed)."""
-    errors: list[GraphQLError] = []
-
-    def walk(node: Node) -> None:
-        if isinstance(node, FieldNode) and node.name.value in ("__schema", "__type"):
-            errors.append(
-                GraphQLError(
-                    "GraphQL introspection is not allowed, but the query contained __schema "
-                    "or __type. Enable it with graphql.config.engineServer.introspection",
-                    [node],
-                )
-            )
-            return
-        selection_set = getattr(node, "selection_set", None)
-        if selection_set is not None:
-            for selection in selection_set.selections:
-                walk(selection)
-
-    for definition in document.definitions:
-        walk(definition)
-    return errors
+async def _run(execution: ExecutionContext) -> ExecutionResult:
+    """The operation run (graphql-core's `execute` after its context is built)."""
+    errors = execution.errors
+    try:
+        data: Any = execution.execute_operation(execution.operation, None)
+        if execution.is_awaitable(data):
+            data = await data
+    except GraphQLError as error:
+        errors.append(error)
+        return execution.build_response(None, errors)
+    return execution.build_response(data, errors)
 
 
 # ---------------------------------------------------------------------- errors
@@ -414,15 +385,21 @@ class GraphQLEndpoint:
         return found
 
     def _prepare(self, text: str) -> Prepared:
-        try:
-            document = parse(text)
-        except GraphQLSyntaxError as exc:
-            return Prepared(None, [_located(exc, "GRAPHQL_PARSE_FAILED")])
         code = "GRAPHQL_VALIDATION_FAILED"
+        hide = self.settings.production
+        document = parsed(text, self.settings)
+        if isinstance(document, GraphQLSyntaxError):
+            return Prepared(None, [_located(document, "GRAPHQL_PARSE_FAILED", hide=hide)])
+        if isinstance(document, GraphQLError):
+            return Prepared(None, [_located(document, code)])
+        # bounded before graphql-core's rules, which compare selections pairwise
+        errors = document_errors(document, self.settings)
+        if errors:
+            return Prepared(None, [_located(e, code) for e in errors])
         assert self.schema is not None
         errors = validate(self.schema, document)
         if errors:
-            return Prepared(None, [_located(e, code, quote=True) for e in errors])
+            return Prepared(None, [_located(e, code, quote=True, hide=hide) for e in errors])
         errors = depth_errors(document, self.settings.depth_limit)
         if errors:
             return Prepared(None, [_located(e, code) for e in errors])
@@ -431,7 +408,7 @@ class GraphQLEndpoint:
             if errors:
                 extra = {"validationErrorCode": "INTROSPECTION_DISABLED"}
                 return Prepared(None, [_located(e, code, extra) for e in errors])
-        return Prepared(document, None)
+        return Prepared(document, None, Costs(self.schema, document, self.resolvers.list_limits))
 
     # ------------------------------------------------------------------ HTTP
     async def asset(self, request: Request) -> Response:
@@ -488,6 +465,10 @@ class GraphQLEndpoint:
             )
         if operation is not None and not isinstance(operation, str):
             return self._bad_request("`operationName` in a POST body must be a string if provided.")
+        if variables:
+            problem = variables_error(variables, self.settings.max_nesting)
+            if problem is not None:
+                return self._bad_request(problem, "BAD_USER_INPUT")
         # an invalid credential is refused before the operation runs (REST envelope)
         principal = await self.folio.access.principal(request.scope)
         prepared = self.prepare(query)
@@ -517,17 +498,25 @@ class GraphQLEndpoint:
             orjson.dumps(variables, option=orjson.OPT_SORT_KEYS) if variables else b"",
         )
         context = Context(request, principal, self.folio, key)
-        assert prepared.document is not None and self.schema is not None
-        result = execute(
+        assert prepared.document is not None and prepared.costs is not None
+        assert self.schema is not None
+        execution = Execution.build(
             self.schema,
             prepared.document,
             context_value=context,
-            variable_values=variables,
+            raw_variable_values=variables,
             operation_name=operation,
-            execution_context_class=Execution,
         )
-        if not isinstance(result, ExecutionResult):
-            result = await result
+        if isinstance(execution, list):  # the variables do not fit their types
+            return self._result(ExecutionResult(None, execution))
+        cost = prepared.costs.of(operation_node, execution.variable_values)
+        if cost > self.settings.max_cost:
+            return self._bad_request(
+                f"The query's estimated cost is {cost} (objects its answer could hold), more "
+                f"than the maximum of {self.settings.max_cost} (graphql.config.maxCost)",
+                "GRAPHQL_VALIDATION_FAILED",
+            )
+        result = await _run(execution)
         if not self.settings.tracing:
             return self._result(result)
         done = perf_counter()
@@ -560,7 +549,8 @@ class GraphQLEndpoint:
     ) -> Response:
         if result.errors and result.data is None and all(e.path is None for e in result.errors):
             # the variables do not fit their types: a request error
-            errors = [_located(e, "BAD_USER_INPUT", quote=True) for e in result.errors]
+            hide = self.settings.production
+            errors = [_located(e, "BAD_USER_INPUT", quote=True, hide=hide) for e in result.errors]
             return _json({"errors": errors}, 400)
         body: dict[str, Any] = {}
         if result.errors:
@@ -568,7 +558,15 @@ class GraphQLEndpoint:
         body["data"] = result.data
         if extensions:
             body["extensions"] = extensions
-        return _json(body)
+        limit = self.settings.max_response_bytes
+        encoded = bounded_json(body, limit)
+        if encoded is None:
+            return self._bad_request(
+                f"The answer is larger than the maximum of {limit} bytes "
+                "(graphql.config.maxResponseBytes)",
+                "RESPONSE_TOO_LARGE",
+            )
+        return Response(encoded, 200, media_type=JSON_TYPE)
 
     @staticmethod
     def _bad_request(message: str, code: str = "BAD_REQUEST") -> Response:

@@ -92,6 +92,20 @@ SCALAR_OF: dict[str, GraphQLScalarType] = {
 EXPOSED_BUILTINS = (FILE_UID, ROLE_UID, USER_UID)
 
 
+# `graphql.config` keys bounding a request -> GraphQLSettings attribute (a positive integer)
+LIMIT_KEYS = {
+    "maxTokens": "max_tokens",
+    "maxNesting": "max_nesting",
+    "maxFields": "max_fields",
+    "maxAliases": "max_aliases",
+    "maxFragments": "max_fragments",
+    "maxDirectives": "max_directives",
+    "maxRepeats": "max_repeats",
+    "maxCost": "max_cost",
+    "maxResponseBytes": "max_response_bytes",
+}
+
+
 @dataclass
 class GraphQLSettings:
     """`graphql.config` of `config/plugins`."""
@@ -109,6 +123,19 @@ class GraphQLSettings:
     cache_size: int = 512
     # per-request timing in the answer's `extensions` (engineServer.tracing)
     tracing: bool = False
+    # what one request may ask for, checked before it runs: the document (its tokens,
+    # bracket nesting, fields once fragments are spread, aliases, fragments, directives,
+    # times one field is selected at one place of the answer), the estimated items of its
+    # answer (`maxCost`) and the answer's bytes
+    max_tokens: int = 5_000
+    max_nesting: int = 40
+    max_fields: int = 1_000
+    max_aliases: int = 100
+    max_fragments: int = 100
+    max_directives: int = 100
+    max_repeats: int = 10
+    max_cost: int = 25_000
+    max_response_bytes: int = 32 * 1024 * 1024
     production: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -130,6 +157,10 @@ class GraphQLSettings:
         ):
             value = config.get(key)
             if isinstance(value, int) and not isinstance(value, bool):
+                setattr(out, attr, value)
+        for key, attr in LIMIT_KEYS.items():
+            value = config.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 setattr(out, attr, value)
         engine = config.get("engineServer") if isinstance(config.get("engineServer"), dict) else {}
         assert isinstance(engine, dict)
