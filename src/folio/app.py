@@ -32,6 +32,7 @@ from folio.hooks import load_hooks, load_index, resolve_routes
 from folio.schema.loader import load_registry
 from folio.schema.model import Registry
 from folio.startup import file_problem
+from folio.store.availability import check_ready
 from folio.store.database import Database, connection_problem, open_database
 from folio.store.sync import sync_schema
 
@@ -105,6 +106,10 @@ class Folio:
 
     async def close(self) -> None:
         await self.db.close()
+
+    async def ready(self) -> None:
+        """Raises ServiceUnavailableError unless the database answers (store.availability)."""
+        await check_ready(self.db)
 
 
 def load_app(app_dir: Path | str, database_url: str | None = None) -> Folio:

@@ -84,7 +84,7 @@ def server_log_config(level: str, fmt: str) -> dict[str, Any]:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {
-            "folio": {"()": f"folio.http.logformat.{'Json' if fmt == 'json' else 'Plain'}Formatter"}
+            "folio": {"()": f"folio.logformat.{'Json' if fmt == 'json' else 'Plain'}Formatter"}
         },
         "handlers": {"folio": handler},
         "loggers": {

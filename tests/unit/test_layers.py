@@ -33,9 +33,16 @@ ALLOWED = {
     "errors": set(),
 }
 # top-level modules that belong to a layer of another name
-# `caches` and `transport` (the HTTP server's socket writes) are dependency-free utilities,
-# importable from every layer
-MODULE_LAYERS = {"hooks": "app", "extensions": "app", "caches": "errors", "transport": "errors"}
+# `caches`, `transport` (the HTTP server's socket writes and connection limits) and
+# `logformat` (the log's line formats) are dependency-free utilities, importable from every
+# layer
+MODULE_LAYERS = {
+    "hooks": "app",
+    "extensions": "app",
+    "caches": "errors",
+    "transport": "errors",
+    "logformat": "errors",
+}
 # where SQL statements may be written: the store and the planner
 SQL_HOMES = ("store", "content/sql")
 SQL_STATEMENT = re.compile(

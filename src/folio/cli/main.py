@@ -53,7 +53,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
 
     from folio.cli.preflight import preflight
     from folio.config import environment_settings, load_settings
-    from folio.http.logformat import configure_logging
+    from folio.logformat import configure_logging
     from folio.startup import exit_code, file_problem
 
     app_dir = Path(args.app_dir).resolve()
@@ -87,7 +87,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         f" · http://{host}:{port} · environment {environment()}"
     )
     if args.log_format == "json":
-        from folio.http.logformat import line
+        from folio.logformat import line
 
         banner = line("json", banner)
     print(banner, flush=True)

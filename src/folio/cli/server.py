@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from folio.config import Settings
-from folio.http.logformat import server_log_config
+from folio.logformat import server_log_config
 from folio.transport import FolioHttpProtocol, Limits, raise_open_files_limit
 
 # connections waiting to be accepted (the kernel caps it at net.core.somaxconn)

@@ -5,7 +5,6 @@ database is opened and synced in the server's lifespan."""
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import logging
 import os
@@ -39,7 +38,6 @@ from folio.http.documentation import PATH as DOCS_PATH
 from folio.http.documentation import DocumentationPage
 from folio.http.edges import CorsSettings, Edges
 from folio.http.graphql.endpoint import GraphQLEndpoint
-from folio.http.logformat import configure_logging
 from folio.http.openapi import OpenApiBuilder
 from folio.http.pipeline import Pipeline
 from folio.http.requestlog import RequestLog
@@ -48,8 +46,7 @@ from folio.http.rest.content import ContentEndpoints
 from folio.http.security import security_headers
 from folio.http.upload import UploadEndpoints
 from folio.http.users import UserEndpoints
-from folio.store.availability import unavailable
-from folio.store.program import Program, Stmt
+from folio.logformat import configure_logging
 
 log = logging.getLogger("folio")
 
@@ -95,33 +92,12 @@ async def _health(request: Request) -> Response:
     return Response(status_code=204)
 
 
-# seconds the readiness probe waits for the database's answer
-READY_TIMEOUT = 5.0
-
-
-def _ping(dialect: str) -> Program:
-    # SQLite answers `SELECT 1` without reading its file
-    sql = "SELECT count(*) FROM sqlite_master" if dialect == "sqlite" else "SELECT 1"
-    rows = yield Stmt(sql)
-    return rows
-
-
 def _ready(folio: Folio) -> Any:
     """`GET /_health/ready`: the server can serve, its database answers a statement (204);
     503 `ServiceUnavailableError` with `Retry-After` while it does not."""
 
     async def ready(request: Request) -> Response:
-        try:
-            await asyncio.wait_for(folio.db.read(_ping(folio.db.dialect)), READY_TIMEOUT)
-        except TimeoutError:
-            raise unavailable("The database did not answer in time") from None
-        availability = getattr(folio.db, "availability", None)
-        if availability is not None and availability.down:
-            # the outage is not over yet (store.availability); reads work, but writes did
-            # not (a full disk), until a write succeeds
-            if availability.writes_only:
-                raise unavailable("The database refuses writes")
-            raise unavailable()
+        await folio.ready()
         return Response(status_code=204)
 
     return ready

@@ -6,7 +6,7 @@ written when the answer's last byte is sent; plain text or a JSON object per lin
 `FOLIO_REQUEST_LOG` and `FOLIO_LOG_FORMAT`. A line is formatted and written directly,
 without the logging module's records and handlers: it costs a few microseconds, against
 about 20 for a logging call. Its time stamps are those of the other lines
-(folio.http.logformat)."""
+(folio.logformat)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 import orjson
 
-from folio.http.logformat import timestamp
+from folio.logformat import timestamp
 
 Message = MutableMapping[str, Any]
 Send = Callable[[Message], Awaitable[None]]

@@ -3,10 +3,12 @@ a request (PostgreSQL unreachable or shutting down, its backends terminated, out
 connections or disk; SQLite's file unreadable, full, read-only or locked past its busy
 timeout) is answered 503 `ServiceUnavailableError` with `Retry-After`, and logged once
 when the outage begins and once when the database answers again, not once per request.
-Each database keeps one `Availability`; `/_health/ready` reads it."""
+Each database keeps one `Availability`; the readiness check (`check_ready`, served as
+`/_health/ready`) reads it."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 import time
@@ -14,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from folio.errors import ServiceUnavailableError
+from folio.store.program import Program, Stmt
 
 log = logging.getLogger("folio")
 
@@ -125,3 +128,30 @@ def _guarded(
         return result
 
     return guarded
+
+
+# seconds the readiness check waits for the database's answer
+READY_TIMEOUT = 5.0
+
+
+def _ping(dialect: str) -> Program:
+    # SQLite answers `SELECT 1` without reading its file
+    sql = "SELECT count(*) FROM sqlite_master" if dialect == "sqlite" else "SELECT 1"
+    rows = yield Stmt(sql)
+    return rows
+
+
+async def check_ready(db: Any) -> None:
+    """Returns when the database answers a statement and no outage is under way; raises
+    the 503 otherwise."""
+    try:
+        await asyncio.wait_for(db.read(_ping(db.dialect)), READY_TIMEOUT)
+    except TimeoutError:
+        raise unavailable("The database did not answer in time") from None
+    availability: Availability | None = getattr(db, "availability", None)
+    if availability is not None and availability.down:
+        # the outage is not over yet; reads work, but writes did not (a full disk), until
+        # a write succeeds
+        if availability.writes_only:
+            raise unavailable("The database refuses writes")
+        raise unavailable()
