@@ -1,10 +1,17 @@
 """The example content `folio new` puts in a new app (unless `--empty`): categories, authors,
-tags, articles (published ones, drafts, one also in French) with a cover image, and the
-site's global settings, written through the document service as any client would."""
+tags, articles (published ones, drafts, one also in French) with a cover image and slugs
+made from their titles, and the site's global settings, written through the document
+service as any client would; and the full-access API token `folio new` prints. Both go to
+the database the app is configured with (`DATABASE_URL` included), which the app's `.env`
+then names."""
 
 from __future__ import annotations
 
 import io
+import os
+import re
+import unicodedata
+from pathlib import Path
 from typing import Any
 
 from folio.app import Folio
@@ -105,14 +112,36 @@ async def _upload_cover(folio: Folio) -> int:
     return int(doc["id"])
 
 
+def slugify(text: str, taken: set[str]) -> str:
+    """`the-internet-s-own-boy` for "The Internet's Own Boy": letters and digits without
+    accents, lower case, every other run of characters one hyphen; `-2`, `-3`... after one
+    already in `taken` (which receives it)."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    base = re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-") or "entry"
+    slug, n = base, 1
+    while slug in taken:
+        n += 1
+        slug = f"{base}-{n}"
+    taken.add(slug)
+    return slug
+
+
 async def add_example_content(folio: Folio) -> dict[str, int]:
     """Writes the example content; returns how many documents of each kind."""
     docs = folio.documents
     types = folio.registry.content_types
+    slugs: dict[str, set[str]] = {}  # taken, per type and locale
     categories = [
         (
             await docs.create(
-                types["api::category.category"], {"name": n, "description": d}, {}, OPEN
+                types["api::category.category"],
+                {
+                    "name": n,
+                    "slug": slugify(n, slugs.setdefault("category", set())),
+                    "description": d,
+                },
+                {},
+                OPEN,
             )
         )["documentId"]
         for n, d in CATEGORIES
@@ -137,6 +166,7 @@ async def add_example_content(folio: Folio) -> dict[str, int]:
             for k, v in spec.items()
             if k in ("title", "description", "body", "featured", "readingMinutes")
         }
+        data["slug"] = slugify(spec["title"], slugs.setdefault("article/en", set()))
         data["category"] = categories[spec["category"]]
         data["author"] = authors[spec["author"]]
         data["tags"] = [tags[i] for i in spec["tags"]]
@@ -150,7 +180,11 @@ async def add_example_content(folio: Folio) -> dict[str, int]:
             await docs.update(
                 article_type,
                 doc["documentId"],
-                {**french, "seo": {"metaTitle": french["title"][:70]}},
+                {
+                    **french,
+                    "slug": slugify(french["title"], slugs.setdefault("article/fr", set())),
+                    "seo": {"metaTitle": french["title"][:70]},
+                },
                 {"locale": "fr"},
                 OPEN,
             )
@@ -172,3 +206,28 @@ async def add_example_content(folio: Folio) -> dict[str, int]:
         "articles": len(ARTICLES),
         "files": 1,
     }
+
+
+async def create_token(folio: Folio) -> str:
+    """A full-access API token for the first requests; its access key (shown once)."""
+    doc = await folio.tokens.create(
+        {
+            "name": "example",
+            "type": "full-access",
+            "description": "Made by folio new for the first requests",
+        }
+    )
+    return str(doc["accessKey"])
+
+
+def remember_database(target: Path) -> None:
+    """When `DATABASE_URL` chose the database the example went to, the app's `.env` names
+    it, so that `folio serve` and the other commands find that content (and the token) from
+    any shell, not an empty SQLite file."""
+    url = os.environ.get("DATABASE_URL", "")
+    env = target / ".env"
+    if url and env.is_file():
+        with env.open("a") as out:
+            out.write(
+                f"# the database `folio new` wrote the example content to\nDATABASE_URL={url}\n"
+            )

@@ -130,14 +130,14 @@ def _locale(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _example_content(target: Path) -> dict[str, int]:
+async def _example_content(target: Path) -> tuple[dict[str, int], str]:
     from folio.app import load_app
-    from folio.cli.example import add_example_content
+    from folio.cli.example import add_example_content, create_token
 
     folio = load_app(target.resolve())
     await folio.start(bootstrap=False)
     try:
-        return await add_example_content(folio)
+        return await add_example_content(folio), await create_token(folio)
     finally:
         await folio.close()
 
@@ -220,10 +220,14 @@ def main(argv: list[str] | None = None) -> int:
         except FileExistsError as exc:
             print(f"folio: {exc}", file=sys.stderr)
             return 1
+        from folio.cli.example import remember_database
+
+        remember_database(target)
         if not args.empty:
-            counts = asyncio.run(_example_content(target))
+            counts, key = asyncio.run(_example_content(target))
             made = ", ".join(f"{n} {kind}" for kind, n in counts.items())
             print(f"Added example content: {made}.")
+            print(f"A full-access API token (shown once; revoke it with folio token): {key}")
         print(f"Created {target}. Serve it with: folio serve {target}")
         return 0
     return _serve(args, reload=args.command == "develop")

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from folio import __version__
+from folio.http import openapi_examples as examples
+from folio.schema.builtins import FILE_UID
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 
 JSON = "application/json"
@@ -232,20 +234,14 @@ class OpenApiBuilder:
 
     # ------------------------------------------------------------------ parameters
     def _read_params(self, ct: ContentType, many: bool) -> list[dict[str, Any]]:
-        params: list[dict[str, Any]] = [
-            {"$ref": "#/components/parameters/fields"},
-            {"$ref": "#/components/parameters/populate"},
-        ]
+        fields, *listing = examples.read_parameters(ct, many)
+        params: list[dict[str, Any]] = [fields, {"$ref": "#/components/parameters/populate"}]
         if ct.localized:
             params.append({"$ref": "#/components/parameters/locale"})
         if ct.draft_and_publish:
             params.append({"$ref": "#/components/parameters/status"})
         if many:
-            params += [
-                {"$ref": "#/components/parameters/filters"},
-                {"$ref": "#/components/parameters/sort"},
-                {"$ref": "#/components/parameters/pagination"},
-            ]
+            params += [*listing, {"$ref": "#/components/parameters/pagination"}]
         return params
 
     @staticmethod
@@ -262,27 +258,33 @@ class OpenApiBuilder:
     def _content_paths(self, ct: ContentType) -> dict[str, Any]:
         name = schema_name(ct)
         tag = [ct.display_name]
-        body = {
-            "required": True,
-            "content": {
-                JSON: {
-                    "schema": {
-                        "type": "object",
-                        "properties": {"data": _ref(self._input(ct))},
-                        "required": ["data"],
+        summary = examples.summaries(ct)
+
+        def body(verb: str) -> dict[str, Any]:
+            example = examples.example_data(ct, self.registry, verb)
+            return {
+                "required": True,
+                "content": {
+                    JSON: {
+                        "schema": {
+                            "type": "object",
+                            "properties": {"data": _ref(self._input(ct))},
+                            "required": ["data"],
+                        },
+                        "example": {"data": example},
                     }
-                }
-            },
-        }
+                },
+            }
+
         errors = {"400": ERROR_REF, "401": ERROR_REF, "403": ERROR_REF}
         write_params = [
-            {"$ref": "#/components/parameters/fields"},
+            examples.read_parameters(ct, False)[0],
             {"$ref": "#/components/parameters/populate"},
             *([{"$ref": "#/components/parameters/locale"}] if ct.localized else []),
             *([{"$ref": "#/components/parameters/status"}] if ct.draft_and_publish else []),
         ]
         deleting = {
-            "summary": f"Delete the {ct.display_name} (every version, or one locale's)",
+            "summary": summary["delete"],
             "operationId": f"delete{name}",
             "tags": tag,
             "parameters": [{"$ref": "#/components/parameters/locale"}] if ct.localized else [],
@@ -292,7 +294,7 @@ class OpenApiBuilder:
             return {
                 f"/api/{ct.singular}": {
                     "get": {
-                        "summary": f"The {ct.display_name}",
+                        "summary": summary["get"],
                         "operationId": f"get{name}",
                         "tags": tag,
                         "parameters": self._read_params(ct, False),
@@ -303,11 +305,11 @@ class OpenApiBuilder:
                         },
                     },
                     "put": {
-                        "summary": f"Create or update the {ct.display_name}",
+                        "summary": summary["put"],
                         "operationId": f"put{name}",
                         "tags": tag,
                         "parameters": write_params,
-                        "requestBody": body,
+                        "requestBody": body("written"),
                         "responses": {
                             "200": self._answer(self._one(ct), "Written"),
                             "413": ERROR_REF,
@@ -337,18 +339,18 @@ class OpenApiBuilder:
         return {
             f"/api/{ct.plural}": {
                 "get": {
-                    "summary": f"List {ct.display_name} documents",
+                    "summary": summary["list"],
                     "operationId": f"list{name}",
                     "tags": tag,
                     "parameters": self._read_params(ct, True),
                     "responses": {"200": self._answer(listed, "A page"), **errors},
                 },
                 "post": {
-                    "summary": f"Create a {ct.display_name}",
+                    "summary": summary["post"],
                     "operationId": f"create{name}",
                     "tags": tag,
                     "parameters": write_params,
-                    "requestBody": body,
+                    "requestBody": body("written"),
                     "responses": {
                         "201": self._answer(self._one(ct), "Created"),
                         "413": ERROR_REF,
@@ -359,7 +361,7 @@ class OpenApiBuilder:
             f"/api/{ct.plural}/{{documentId}}": {
                 "parameters": [document_id],
                 "get": {
-                    "summary": f"One {ct.display_name}",
+                    "summary": summary["get"],
                     "operationId": f"get{name}",
                     "tags": tag,
                     "parameters": self._read_params(ct, False),
@@ -370,11 +372,11 @@ class OpenApiBuilder:
                     },
                 },
                 "put": {
-                    "summary": f"Update a {ct.display_name}",
+                    "summary": summary["put"],
                     "operationId": f"update{name}",
                     "tags": tag,
                     "parameters": write_params,
-                    "requestBody": body,
+                    "requestBody": body("updated"),
                     "responses": {
                         "200": self._answer(self._one(ct), "Updated"),
                         "404": ERROR_REF,
@@ -625,39 +627,28 @@ class OpenApiBuilder:
                     }
                 },
                 "parameters": {
-                    "fields": {
-                        "name": "fields",
-                        "in": "query",
-                        "description": "the attributes to answer: fields[0]=title, or a list",
-                        **deep,
-                        "schema": {"type": "object", "additionalProperties": {"type": "string"}},
-                    },
                     "populate": {
                         "name": "populate",
                         "in": "query",
-                        "description": "relations, media and components to answer: "
-                        "populate=*, populate[0]=category, populate[category][fields][0]=name",
-                        **deep,
-                        "schema": {"type": "object", "additionalProperties": True},
+                        "description": "relations, media and components to answer: * for all "
+                        "of them one level deep, or written as populate[0]=category, "
+                        "populate[category][fields][0]=name",
+                        "schema": {"type": "string"},
+                        "example": "*",
                     },
                     "filters": {
-                        "name": "filters",
-                        "in": "query",
-                        "description": "filters[title][$containsi]=news, $and/$or/$not, "
-                        "through relations",
-                        **deep,
-                        "schema": {"type": "object", "additionalProperties": True},
+                        **examples.read_parameters(self.registry.content_types[FILE_UID], True)[1],
                     },
                     "sort": {
-                        "name": "sort",
-                        "in": "query",
-                        "description": "sort=title:asc,views:desc or sort[0]=title",
-                        "schema": {"type": "string"},
+                        **examples.read_parameters(self.registry.content_types[FILE_UID], True)[2],
                     },
                     "pagination": {
                         "name": "pagination",
                         "in": "query",
+                        "description": "pagination[page] and pagination[pageSize], or "
+                        "pagination[start] and pagination[limit]",
                         **deep,
+                        "example": {"page": 1, "pageSize": 10},
                         "schema": {
                             "type": "object",
                             "properties": {

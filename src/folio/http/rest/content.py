@@ -23,6 +23,7 @@ from folio.errors import (
 )
 from folio.errors import SyntaxError as SyntaxError_
 from folio.http.responses import json_response
+from folio.http.rest.jsonvalues import with_json_filters
 from folio.http.rest.qs import parse_qs
 from folio.http.rest.v4 import V4, wants_v4
 from folio.schema.model import ContentType
@@ -37,7 +38,7 @@ EMPTY: dict[str, Any] = {}
 def query_params(request: Request) -> dict[str, Any]:
     """The parsed query string (a shared empty dict when there is none: do not mutate)."""
     query = request.scope.get("query_string", b"")
-    return parse_qs(query.decode("latin-1")) if query else EMPTY
+    return with_json_filters(parse_qs(query.decode("latin-1"))) if query else EMPTY
 
 
 class LazyParams(Mapping[str, Any]):
