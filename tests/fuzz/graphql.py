@@ -17,6 +17,7 @@ import json
 import random
 import sys
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import graphql
@@ -34,7 +35,7 @@ JSON_LEAVES = st.one_of(
 )
 
 
-def _object(pairs: dict[str, graphql.ValueNode]) -> graphql.ObjectValueNode:
+def _object(pairs: Mapping[str, graphql.ValueNode]) -> graphql.ObjectValueNode:
     return graphql.ObjectValueNode(
         fields=tuple(
             graphql.ObjectFieldNode(name=graphql.NameNode(value=k), value=v)

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -266,6 +267,8 @@ def _post(base: str, token: str, path: str, data: dict[str, Any]) -> dict[str, A
             with urllib.request.urlopen(request, timeout=120) as r:
                 answer: dict[str, Any] = json.load(r)["data"]
                 return answer
+        except urllib.error.HTTPError as e:
+            raise RuntimeError(f"seeding {path}: {e.code} {e.read()[:500]!r}") from None
         except ConnectionError:
             if attempt == 4:
                 raise
