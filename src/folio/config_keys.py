@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
-from folio.schema.loader import unknown_keys
+from folio.startup import unknown_keys
 
 READ = "read"
 IGNORED = "ignored"

@@ -17,7 +17,6 @@ loading). Running them around a request is the HTTP front-end's part (http/pipel
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import sys
 import traceback
@@ -32,6 +31,7 @@ import orjson
 from folio.config_keys import ROUTE_FILE_KEYS, problems
 from folio.errors import ConfigError
 from folio.schema.model import Registry
+from folio.startup import nearest
 
 if TYPE_CHECKING:
     from folio.app import Folio
@@ -228,8 +228,8 @@ def named_entry(
         for prefix in ("global::", f"api::{api}." if api else None):
             if prefix and known.startswith(prefix):
                 reachable[known.removeprefix(prefix)] = known
-    near = difflib.get_close_matches(name, sorted(reachable), n=1, cutoff=0.6)
-    hint = f"; did you mean {near[0]!r}?" if near else ""
+    near = nearest(name, reachable)
+    hint = f"; did you mean {near!r}?" if near else ""
     raise ConfigError(f"{where}: unknown {what} {name!r}{hint}")
 
 

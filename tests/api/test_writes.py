@@ -630,16 +630,22 @@ def test_a_body_that_is_not_json_is_absent(api: Api, content_type: str | None) -
     it holds JSON)."""
     headers = {} if content_type is None else {"content-type": content_type}
     body = json.dumps({"data": {"title": "T"}}).encode()
+    # the message says how to send it (tests/api/test_content_type_hint.py)
+    sent = "without a Content-Type" if content_type is None else f"as {content_type}"
+    missing = (
+        f"{MISSING_DATA} (the body was sent {sent}, not read as JSON: send Content-Type: "
+        "application/json)"
+    )
     before = counts(api)
     error = failed(api.post("/api/articles", content=body, headers=headers))
-    assert (error["message"], error["details"]) == (MISSING_DATA, {})
+    assert (error["message"], error["details"]) == (missing, {})
     doc = article(api, title="Before")
     r = api.put(f"/api/articles/{doc['documentId']}", content=body, headers=headers)
-    assert failed(r)["message"] == MISSING_DATA
+    assert failed(r)["message"] == missing
     assert api.get(f"/api/articles/{doc['documentId']}").json()["data"]["title"] == "Before"
     # not parsed: a body that is not valid JSON is no syntax error either
     error = failed(api.post("/api/articles", content=b"{not json", headers=headers))
-    assert error["message"] == MISSING_DATA
+    assert error["message"] == missing
     assert counts(api)[0] == before[0] + 1
 
 

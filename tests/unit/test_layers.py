@@ -42,6 +42,10 @@ MODULE_LAYERS = {
     "caches": "errors",
     "transport": "errors",
     "logformat": "errors",
+    # start-up problems, their exit codes and the nearest-name messages
+    "startup": "errors",
+    # the table of configuration keys, read by `config`
+    "config_keys": "config",
 }
 # where SQL statements may be written: the store and the planner
 SQL_HOMES = ("store", "content/sql")

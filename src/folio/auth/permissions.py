@@ -11,7 +11,6 @@ name is checked against the catalogue of actions the app has, so a typo stops st
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import logging
 import time
@@ -26,6 +25,7 @@ from folio.config_keys import check_keys
 from folio.errors import ConfigError
 from folio.schema.builtins import FILE_UID
 from folio.schema.model import Registry
+from folio.startup import nearest
 
 log = logging.getLogger("folio.auth")
 
@@ -129,8 +129,8 @@ def expand(patterns: Iterable[Any], actions: frozenset[str], where: str) -> froz
         elif pattern in actions:
             out.add(pattern)
         else:
-            near = difflib.get_close_matches(pattern, sorted(actions), n=1, cutoff=0.6)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
+            near = nearest(pattern, actions)
+            hint = f"; did you mean {near!r}?" if near else ""
             raise ConfigError(f"{where}: unknown action {pattern!r}{hint}")
     return frozenset(out)
 

@@ -51,7 +51,7 @@ def _database(url: str) -> str:
 def _serve(args: argparse.Namespace, reload: bool) -> int:
     import uvicorn
 
-    from folio.cli.preflight import preflight
+    from folio.cli.preflight import ASGI_FACTORY, preflight
     from folio.config import environment_settings, load_settings
     from folio.logformat import configure_logging
     from folio.startup import exit_code, file_problem
@@ -66,6 +66,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     # a problem is one line on stderr and exit code 2 (configuration) or 3 (what the app
     # runs on), before the banner: serve checks the whole app first; develop only where it
     # listens, and answers 503 with the problem until the files are fixed (folio.http.app)
+    os.environ["FOLIO_DEVELOP"] = "1" if reload else "0"
     try:
         try:
             settings = load_settings(app_dir)
@@ -80,7 +81,6 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         problem = file_problem(exc, app_dir) if isinstance(exc, OSError) else exc
         print(f"folio: {problem}", file=sys.stderr)
         return exit_code(problem)
-    os.environ["FOLIO_DEVELOP"] = "1" if reload else "0"
     os.environ["FOLIO_APP_DIR"] = str(app_dir)
     banner = (
         f"folio {__version__} · app {app_dir} · database {_database(settings.database_url)}"
@@ -104,7 +104,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         options["reload_includes"] = ["*.py", "*.json"]
     elif args.workers and args.workers > 1:
         options["workers"] = args.workers
-    uvicorn.run("folio.http.app:create_app", **options)
+    uvicorn.run(ASGI_FACTORY, **options)
     return 0
 
 

@@ -13,10 +13,15 @@ import errno
 import socket
 from pathlib import Path
 
-from folio.app import Folio, load_app
+from uvicorn.importer import import_from_string
+
+from folio.app import Folio
 from folio.errors import ConfigError
-from folio.http.app import build_asgi
 from folio.startup import EnvironmentProblem
+
+# the server's app factory, named as `folio serve` hands it to the server (the command line
+# does not import the HTTP front-end): `create_app(app_dir)`, whose `state.folio` is the app
+ASGI_FACTORY = "folio.http.app:create_app"
 
 
 def check_address(host: str, port: int) -> None:
@@ -59,9 +64,9 @@ async def _open(folio: Folio) -> None:
 def preflight(app_dir: Path, host: str, port: int, whole_app: bool = True) -> None:
     """Raises ConfigError (EnvironmentProblem for what the app runs on) for the first
     problem found; `whole_app` False checks the address only."""
-    folio = load_app(app_dir) if whole_app else None
-    if folio is not None:
-        build_asgi(folio)
+    folio: Folio | None = None
+    if whole_app:
+        folio = import_from_string(ASGI_FACTORY)(app_dir).state.folio
     check_address(host, port)
     if folio is not None:
         asyncio.run(_open(folio))

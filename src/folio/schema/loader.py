@@ -5,7 +5,6 @@ A bad model stops start-up with a message naming the file, the attribute and the
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from folio.schema.model import (
     Schema,
     snake_case,
 )
+from folio.startup import unknown_keys
 
 API_ID_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 ATTRIBUTE_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -122,21 +122,6 @@ ATTRIBUTE_KEYS = frozenset(
         "description",
     }
 )
-
-
-def unknown_keys(given: Any, known: frozenset[str]) -> list[str]:
-    """Messages for the keys of `given` that are not in `known`, each with the nearest
-    known key when one is close (`requird` -> `required`)."""
-    if not isinstance(given, dict):
-        return []
-    out = []
-    for key in given:
-        if key in known:
-            continue
-        near = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
-        hint = f"; did you mean `{near[0]}`?" if near else ""
-        out.append(f"unknown key `{key}`{hint}")
-    return out
 
 
 class _Problems:
