@@ -163,8 +163,9 @@ TOO_MANY = _answer(
 # seconds a refused connection stays open for its client to read the 503
 REFUSED_LINGER = 1.0
 
-# waiting for the next request's headers; reading a request's body
-HEADERS, BODY = 0, 1
+# waiting for the next request's headers; reading a request's body; handed to another
+# protocol (an upgrade), no longer timed here
+HEADERS, BODY, UPGRADED = 0, 1, 2
 
 
 class _Shared:
@@ -284,7 +285,9 @@ class FolioHttpProtocol(HttpToolsProtocol):
         if self._phase == BODY:
             self._last = self.loop.time()
             self._timer = self.loop.call_later(self.limits.body, self._body_late)
-        elif self._begun or self.cycle is None or self.cycle.response_complete:
+        elif self._phase == HEADERS and (
+            self._begun or self.cycle is None or self.cycle.response_complete
+        ):
             # part of a request's headers (or bytes that start none) with no request under
             # way; a whole request's answer comes first
             self._timer = self.loop.call_later(self.limits.headers, self._headers_late)
@@ -298,6 +301,8 @@ class FolioHttpProtocol(HttpToolsProtocol):
         self._phase = BODY
         self._begun = False
         super().on_headers_complete()
+        if self.parser.should_upgrade() and self._should_upgrade():
+            self._phase = UPGRADED
 
     def on_message_complete(self) -> None:
         self._cancel()
@@ -331,16 +336,18 @@ class FolioHttpProtocol(HttpToolsProtocol):
         if self.transport.is_closing() or self._phase != BODY:
             return
         waited = self.loop.time() - self._last
-        if waited < self.limits.body or self.flow.read_paused:
-            # bytes came meanwhile, or the server stopped reading (the app has not taken
-            # the body that came): time again from now
-            if self.flow.read_paused:
+        cycle = self.cycle
+        waiting = self.flow.read_paused or (cycle is not None and cycle.waiting_for_100_continue)
+        if waited < self.limits.body or waiting:
+            # bytes came meanwhile, or the server is the one waiting (it stopped reading:
+            # the app has not taken the body that came; or the client waits for its
+            # `100 Continue`): time again from now
+            if waiting:
                 self._last = self.loop.time()
             self._timer = self.loop.call_later(
                 self.limits.body - (self.loop.time() - self._last), self._body_late
             )
             return
-        cycle = self.cycle
         if cycle is not None and not cycle.response_started:
             self.transport.write(TIMED_OUT)
         if cycle is not None:
