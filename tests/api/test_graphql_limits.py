@@ -264,7 +264,7 @@ def test_nesting_of_variables(api: Api) -> None:
 # --------------------------------------------------------------------------- cost
 
 
-def cost_error(cost: int, maximum: int = 25000) -> str:
+def cost_error(cost: int | str, maximum: int = 25000) -> str:
     return (
         f"The query's estimated cost is {cost} (objects its answer could hold), more than "
         f"the maximum of {maximum} (graphql.config.maxCost)"
@@ -287,7 +287,7 @@ def test_cost_of_aliased_pages(api: Api) -> None:
     assert data["articles"][0]["category"]["articles"] == [{"title": "a0"}, {"title": "a1"}]
 
 
-@pytest.mark.parametrize("configured", [{"maxCost": 1000}], indirect=True)
+@pytest.mark.parametrize("configured", [{"maxCost": 1000, "depthLimit": 40}], indirect=True)
 def test_cost_counts_pages_with_their_variables(configured: Api) -> None:
     seed(configured, 1)
     text = (
@@ -316,6 +316,9 @@ def test_cost_counts_pages_with_their_variables(configured: Api) -> None:
     assert data["a0"][0]["tags"] == [{"name": f"t{i}"} for i in range(3)]
     five = "{" + " ".join(f"a{i}: {one}" for i in range(5)) + "}"
     assert only_error(gql(configured, five)) == cost_error(5 * 230, 1000)
+    # pages of pages multiply: past 10^15 the estimate stops counting
+    deep = "{ articles " + "{ category { articles " * 17 + "{ title }" + " } }" * 17 + " }"
+    assert only_error(gql(configured, deep)) == cost_error(f"at least {10**15}", 1000)
 
 
 @pytest.mark.parametrize("configured", [{"maxResponseBytes": 2000}], indirect=True)

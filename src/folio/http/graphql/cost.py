@@ -42,7 +42,7 @@ from folio.content.params import Limits, parse_pagination
 from folio.http.graphql.plan import pagination_params
 
 # beyond any limit: estimates stop growing there (a document can multiply its lists far)
-CEILING = 2**62
+CEILING = 10**15
 
 
 class Paging:

@@ -53,7 +53,7 @@ from folio.errors import (
 )
 from folio.errors import SyntaxError as SyntaxError_
 from folio.http.graphql import extend
-from folio.http.graphql.cost import Costs, bounded_json
+from folio.http.graphql.cost import CEILING, Costs, bounded_json
 from folio.http.graphql.limits import (
     depth_errors,
     document_errors,
@@ -511,8 +511,9 @@ class GraphQLEndpoint:
             return self._result(ExecutionResult(None, execution))
         cost = prepared.costs.of(operation_node, execution.variable_values)
         if cost > self.settings.max_cost:
+            shown = str(cost) if cost < CEILING else f"at least {CEILING}"
             return self._bad_request(
-                f"The query's estimated cost is {cost} (objects its answer could hold), more "
+                f"The query's estimated cost is {shown} (objects its answer could hold), more "
                 f"than the maximum of {self.settings.max_cost} (graphql.config.maxCost)",
                 "GRAPHQL_VALIDATION_FAILED",
             )
