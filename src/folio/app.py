@@ -28,7 +28,7 @@ from folio.content.sql.sharing import sync_sharing
 from folio.errors import ConfigError
 from folio.extensions import GraphQLPlugin
 from folio.files.providers import Provider, provider_for
-from folio.hooks import load_hooks, load_index, resolve_routes
+from folio.hooks import code_error, load_hooks, load_index, resolve_routes
 from folio.schema.loader import load_registry
 from folio.schema.model import Registry
 from folio.startup import file_problem
@@ -67,7 +67,13 @@ class Folio:
         self.index = load_index(settings.app_dir)
         register = getattr(self.index, "register", None)
         if callable(register):
-            register(self)
+            try:
+                register(self)
+            except ConfigError:
+                raise
+            except Exception as exc:  # the app's code: one line naming where, not a trace
+                index = settings.app_dir / "src" / "index.py"
+                raise code_error(exc, index, "src/index.py: register") from None
         self.users.mailer = self.mailer
         # resolved after `register`, which may add to the hooks; an unknown name stops the
         # app from loading rather than failing its first request

@@ -112,12 +112,16 @@ def _module(path: Path, name: str, root: Path) -> ModuleType:
             raise
         raise ConfigError(f"{shown}: {type(exc).__name__}: {exc}") from None
     except Exception as exc:
-        lines = [
-            f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)
-        ]
-        at = f"line {lines[-1]}: " if lines else ""
-        raise ConfigError(f"{shown}: {at}{type(exc).__name__}: {exc}") from None
+        raise code_error(exc, path, shown) from None
     return module
+
+
+def code_error(exc: Exception, path: Path, shown: str) -> ConfigError:
+    """An exception raised by the app's own code, as one line: the file, the line of it
+    where the exception passed last, its type and message."""
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    at = f"line {lines[-1]}: " if lines else ""
+    return ConfigError(f"{shown}: {at}{type(exc).__name__}: {exc}")
 
 
 def load_index(app_dir: Path) -> ModuleType | None:

@@ -109,6 +109,10 @@ CONFIGURATION: dict[str, tuple[Mistake, str]] = {
         lambda app: _write(app / "src" / "index.py", "import os\n\nLIMIT = 1 / 0\n"),
         "src/index.py: line 3: ZeroDivisionError: division by zero",
     ),
+    "error raised by register": (
+        lambda app: _write(app / "src" / "index.py", "def register(app):\n    app.nothing.x = 1\n"),
+        "src/index.py: register: line 2: AttributeError: 'Folio' object has no attribute 'nothing'",
+    ),
     "non-numeric defaultLimit": (
         lambda app: _write(app / "config" / "api.json", '{"rest": {"defaultLimit": "abc"}}'),
         "config/api: rest.defaultLimit must be a whole number of at least 1 (got 'abc')",
