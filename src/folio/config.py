@@ -17,6 +17,7 @@ import orjson
 
 from folio.config_keys import check_keys
 from folio.errors import ConfigError
+from folio.startup import nearest
 
 CONFIG_NAMES = ("server", "database", "api", "plugins", "i18n", "middlewares", "admin")
 # every key read from these files is listed in folio.config_keys.KNOWN_KEYS (the others are
@@ -91,6 +92,37 @@ def _load_file(config_dir: Path, name: str) -> dict[str, Any]:
     if problem:
         raise ConfigError(problem)
     return data
+
+
+# config/ files read elsewhere than here
+OTHER_FILES = ("permissions.json",)
+
+
+def _check_files(config_dir: Path) -> None:
+    """No JSON or Python file in config/ goes unread: a misspelt name, or both forms of one
+    file (the JSON one would win), is refused."""
+    if not config_dir.is_dir():
+        return
+    known = [f"{n}.{ext}" for n in CONFIG_NAMES for ext in ("json", "py")] + list(OTHER_FILES)
+    for path in sorted([*config_dir.glob("*.json"), *config_dir.glob("*.py")]):
+        if path.name not in known:
+            near = nearest(path.name, known)
+            hint = f"; did you mean `{near}`?" if near else ""
+            raise ConfigError(f"config/{path.name}: not a configuration file Folio reads{hint}")
+        if path.suffix == ".py" and path.with_suffix(".json").is_file():
+            raise ConfigError(
+                f"config/{path.name}: config/{path.stem}.json is read instead: keep one of them"
+            )
+    # the reference's JavaScript or TypeScript form of a file Folio reads, alone
+    for name in CONFIG_NAMES:
+        if any((config_dir / f"{name}.{ext}").is_file() for ext in ("json", "py")):
+            continue
+        for ext in ("js", "ts"):
+            if (config_dir / f"{name}.{ext}").is_file():
+                raise ConfigError(
+                    f"config/{name}.{ext}: Folio reads config/{name}.json or config/{name}.py "
+                    "(a `config` object or a function `config(env)`), not JavaScript"
+                )
 
 
 def environment() -> str:
@@ -246,6 +278,7 @@ def load_settings(app_dir: Path) -> Settings:
     app_dir = app_dir.resolve()
     load_dotenv(app_dir / ".env")
     config_dir = app_dir / "config"
+    _check_files(config_dir)
     raw = {name: _load_file(config_dir, name) for name in CONFIG_NAMES}
     s = Settings(app_dir=app_dir, raw=raw)
     server = raw["server"]

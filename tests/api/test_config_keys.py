@@ -181,6 +181,32 @@ def test_permissions_and_route_files_refuse_unknown_keys(app_dir: Path) -> None:
     )
 
 
+def test_a_config_file_folio_does_not_read_is_refused(app_dir: Path) -> None:
+    _write(app_dir, "config/sever.json", {"port": 1337})
+    with pytest.raises(ConfigError) as caught:
+        load_settings(app_dir)
+    assert str(caught.value) == (
+        "config/sever.json: not a configuration file Folio reads; did you mean `server.json`?"
+    )
+    (app_dir / "config" / "sever.json").unlink()
+    # the JSON form would be read and the Python one ignored
+    _write(app_dir, "config/api.py", 'config = {"rest": {"maxLimit": 10}}\n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(app_dir)
+    assert str(caught.value) == ("config/api.py: config/api.json is read instead: keep one of them")
+    # the reference's JavaScript form of a file Folio reads, alone, is not taken for none
+    (app_dir / "config" / "api.py").unlink()
+    _write(app_dir, "config/server.js", "module.exports = ({ env }) => ({ port: 1338 });\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(app_dir)
+    assert str(caught.value) == (
+        "config/server.js: Folio reads config/server.json or config/server.py (a `config` "
+        "object or a function `config(env)`), not JavaScript"
+    )
+    _write(app_dir, "config/server.json", {"port": 1338})
+    assert load_settings(app_dir).port == 1338
+
+
 @pytest.mark.parametrize("client", ["mysql", "mysql2", "mariadb"])
 def test_an_unsupported_client_is_refused(app_dir: Path, client: str) -> None:
     _write(app_dir, "config/database.json", {"client": client, "connection": {"host": "db"}})
