@@ -162,6 +162,20 @@ def test_a_wrong_environment_variable_is_one_line_and_exit_2(
     _refused(done, 2, line)
 
 
+def test_the_line_is_json_with_log_format_json(app: Path) -> None:
+    done = subprocess.run(
+        [FOLIO, "serve", str(app), "--log-format", "json"],
+        env=_env(PORT="abc"),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    (only,) = done.stderr.splitlines()
+    entry = json.loads(only)
+    assert (entry["level"], entry["logger"]) == ("error", "folio")
+    assert entry["message"] == "PORT must be a port number, 1 to 65535 (got 'abc')"
+
+
 def test_an_unreachable_database_is_exit_3(app: Path) -> None:
     closed = f"postgresql://folio:secret@127.0.0.1:{free_port()}/folio"
     _refused(

@@ -79,7 +79,12 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         preflight(app_dir, host, port, whole_app=not reload)
     except (ConfigError, OSError) as exc:
         problem = file_problem(exc, app_dir) if isinstance(exc, OSError) else exc
-        print(f"folio: {problem}", file=sys.stderr)
+        if args.log_format == "json":  # one format for every line the command writes
+            from folio.logformat import line
+
+            print(line("json", str(problem), "error"), file=sys.stderr)
+        else:
+            print(f"folio: {problem}", file=sys.stderr)
         return exit_code(problem)
     os.environ["FOLIO_APP_DIR"] = str(app_dir)
     banner = (
