@@ -107,4 +107,6 @@ def configure_logging(level: str, fmt: str = "plain") -> None:
     handler.folio = True  # type: ignore[attr-defined]
     folio_log.addHandler(handler)
     folio_log.propagate = False  # the root's handler (server_log_config) would write it again
+    # Python's warnings too, through the root's handler, instead of raw lines on stderr
+    logging.captureWarnings(True)
     folio_log.setLevel("DEBUG" if level == "trace" else level.upper())
