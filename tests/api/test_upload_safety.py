@@ -1,28 +1,99 @@
 """Uploads cannot take the server down or serve active content as the site: a pixel limit
-on images (configurable), the size limit enforced while the body streams, content that does
-not match its image type refused, file extensions sanitized, and stored files served with a
-sandboxing policy (HTML, SVG and the like as downloads)."""
+on images (configurable), the size limit enforced while the body streams (the reading stops
+at the first byte past it, and nothing of the upload is left), images of many pixels still
+given their formats, content that does not match its image type refused, file extensions
+sanitized, and stored files served with a sandboxing policy (HTML, SVG and the like as
+downloads)."""
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from PIL import Image
+from starlette.testclient import TestClient
 
+from folio.app import load_app
+from folio.http.app import build_asgi
 from tests.api.test_relations import ok, png, upload, upload_one
-from tests.conftest import FIXTURES, Api, database_url, failed, make_api
+from tests.conftest import FIXTURES, Api, database_url, failed, make_api, open_access
+
+LIMIT = 20_000
+# what a server hands the app of a request body at a time
+PIECE = 16 * 1024
+
+
+class Trickle:
+    """The app, taking each request body in pieces of PIECE bytes, as a server hands on
+    what arrives; `taken` counts the bytes of the last request the app asked for."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.taken = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.taken = 0
+        pieces: list[bytes] = []
+        more = True
+
+        async def trickled() -> Any:
+            nonlocal pieces, more
+            while not pieces and more:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return message
+                body = message.get("body", b"")
+                more = bool(message.get("more_body", False))
+                pieces = [body[i : i + PIECE] for i in range(0, len(body), PIECE)]
+            if not pieces:
+                return await receive()
+            piece = pieces.pop(0)
+            self.taken += len(piece)
+            return {"type": "http.request", "body": piece, "more_body": bool(pieces) or more}
+
+        await self.app(scope, trickled, send)
 
 
 @pytest.fixture
-def limited(backend: str, tmp_path: Path) -> Iterator[Api]:
+def limited_app(tmp_path: Path) -> Path:
     app = tmp_path / "app"
     shutil.copytree(FIXTURES / "blog", app)
-    plugins = {"upload": {"config": {"sizeLimit": 20_000, "maxImagePixels": 1_000_000}}}
+    plugins = {"upload": {"config": {"sizeLimit": LIMIT, "maxImagePixels": 1_000_000}}}
     (app / "config" / "plugins.json").write_text(json.dumps(plugins))
-    yield from make_api(app, database_url(backend, app))
+    return app
+
+
+@pytest.fixture
+def limited(backend: str, limited_app: Path) -> Iterator[Api]:
+    yield from make_api(limited_app, database_url(backend, limited_app))
+
+
+@pytest.fixture
+def trickled(backend: str, limited_app: Path) -> Iterator[tuple[Api, Trickle]]:
+    open_access(limited_app)
+    folio = load_app(limited_app, database_url(backend, limited_app))
+    app = Trickle(build_asgi(folio))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield Api(client, folio), app
+
+
+def _left_behind(app: Path) -> list[str]:
+    """The files an upload left in the app's temporary and served folders."""
+    return sorted(
+        p.name
+        for folder in (app / ".tmp" / "uploads", app / "public" / "uploads")
+        if folder.is_dir()
+        for p in folder.iterdir()
+    )
 
 
 def _count(api: Api) -> int:
@@ -61,6 +132,98 @@ def test_the_size_limit_holds_while_the_body_streams(limited: Api) -> None:
     # a file over the limit within a small body is refused too
     r = upload(api, ("over.bin", b"y" * 20_001, "application/octet-stream"))
     assert r.status_code == 413, r.text
+
+
+def test_a_file_past_the_limit_is_refused_as_soon_as_it_passes_it(
+    trickled: tuple[Api, Trickle], limited_app: Path
+) -> None:
+    api, app = trickled
+    # with a Content-Length: a first file within the limit, then one past it, then more
+    # that are never read
+    first, big, rest = b"a" * 1000, b"b" * (LIMIT * 8), b"c" * (LIMIT * 8)
+    r = api.client.post(
+        "/api/upload",
+        files=[
+            ("files", ("fine.bin", first, "application/octet-stream")),
+            ("files", ("over.bin", big, "application/octet-stream")),
+            ("files", ("never.bin", rest, "application/octet-stream")),
+        ],
+    )
+    error = failed(r, 413, "PayloadTooLargeError")
+    assert error["message"] == f"over.bin exceeds the size limit of {LIMIT} bytes"
+    # read up to the first byte past the limit (and the piece it came in), no further
+    assert app.taken <= len(first) + LIMIT + 2 * PIECE
+    assert _count(api) == 0
+    assert _left_behind(limited_app) == []
+    # the same files within the limit are stored, and only they are left
+    r = upload(api, ("fine.bin", first, "application/octet-stream"))
+    assert r.status_code == 201, r.text
+    assert len(_left_behind(limited_app)) == 1 and _count(api) == 1
+
+
+def test_a_chunked_body_past_the_limit_is_not_read_to_its_end(
+    trickled: tuple[Api, Trickle], limited_app: Path
+) -> None:
+    api, app = trickled
+    boundary = "folioboundary"
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="files"; filename="big.bin"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n"
+    ).encode()
+    sent = 0
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: sent chunked
+        nonlocal sent
+        yield head
+        for _ in range(400):
+            sent += 10_000
+            yield b"x" * 10_000  # 4 MB in all, 200 times the limit
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    r = api.client.post(
+        "/api/upload",
+        content=chunks(),
+        headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+    )
+    failed(r, 413, "PayloadTooLargeError")
+    assert sent == 4_000_000
+    assert app.taken <= len(head) + LIMIT + 2 * PIECE
+    assert _count(api) == 0
+    assert _left_behind(limited_app) == []
+
+
+@functools.cache
+def _large_image(fmt: str) -> bytes:
+    """A 6,300 x 6,300 image (just under the default pixel limit), a few hundred KB."""
+    image = Image.new("RGB", (6300, 6300), (30, 90, 160))
+    image.paste((240, 200, 40), (1000, 1000, 5300, 2000))
+    buffer = io.BytesIO()
+    image.save(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("fmt", "mime"), [("PNG", "image/png"), ("JPEG", "image/jpeg")])
+def test_an_image_of_many_pixels_gets_its_formats(api: Api, fmt: str, mime: str) -> None:
+    data = _large_image(fmt)
+    record = upload_one(api, (f"wide.{fmt.lower()}", data, mime))
+    assert (record["width"], record["height"]) == (6300, 6300)
+    sizes = {name: (f["width"], f["height"]) for name, f in record["formats"].items()}
+    assert sizes == {
+        "thumbnail": (156, 156),
+        "small": (500, 500),
+        "medium": (750, 750),
+        "large": (1000, 1000),
+    }
+    for name, fmt_record in record["formats"].items():
+        r = api.get(fmt_record["url"])
+        assert r.status_code == 200, name
+        with Image.open(io.BytesIO(r.content)) as image:
+            assert image.size == sizes[name]
+            # the band across the top third is still there, in its colour
+            x, y = image.width // 2, image.height * 15 // 63
+            got = image.convert("RGB").getpixel((x, y))
+            assert isinstance(got, tuple)
+            assert all(abs(a - b) < 12 for a, b in zip(got, (240, 200, 40), strict=True))
 
 
 def test_content_that_is_not_its_image_type_is_refused(api: Api) -> None:

@@ -1,17 +1,18 @@
 """Preparing uploaded files: names, hashes, type checks, size limits, image dimensions and
-formats, and their storage through a provider. Database records are written by the caller."""
+formats, and their storage through a provider. Database records are written by the caller.
+An upload's bytes are in a file (the request's body streamed to disk) or, for small ones
+made here, in memory; image work runs on the image pool (`images.in_image_pool`)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import secrets
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 from folio.errors import PayloadTooLargeError, ValidationError
-from folio.files.images import DECODABLE, dimensions, header_size, variants
+from folio.files.images import DECODABLE, header_size, in_image_pool, inspect
 from folio.files.mime import guess_mime, permitted
 from folio.files.providers import Provider
 
@@ -29,9 +30,18 @@ class UploadSettings:
 
 @dataclass
 class Incoming:
+    """An uploaded file: its bytes (`source`: a file holding them, or the bytes), its
+    declared type and its size in bytes."""
+
     filename: str
-    data: bytes
+    source: Path | bytes
     mime: str | None
+    size: int = -1
+
+    def __post_init__(self) -> None:
+        if self.size < 0:
+            source = self.source
+            self.size = len(source) if isinstance(source, bytes) else source.stat().st_size
 
 
 def _slug(text: str) -> str:
@@ -50,10 +60,10 @@ def extension(filename: str) -> str:
 
 def check(item: Incoming, settings: UploadSettings) -> str:
     """Size and type checks; returns the MIME type."""
-    if len(item.data) > settings.size_limit:
+    if item.size > settings.size_limit:
         raise PayloadTooLargeError(
             f"{item.filename} exceeds the size limit of {settings.size_limit} bytes",
-            {"name": item.filename, "size": len(item.data), "limit": settings.size_limit},
+            {"name": item.filename, "size": item.size, "limit": settings.size_limit},
         )
     mime = guess_mime(item.filename, item.mime)
     if not permitted(mime, settings.allowed_types, settings.denied_types):
@@ -74,22 +84,13 @@ def check(item: Incoming, settings: UploadSettings) -> str:
     return mime
 
 
-def _inspect(
-    data: bytes, mime: str, settings: UploadSettings
-) -> tuple[tuple[int, int] | None, list[Any]]:
-    size = dimensions(data)
-    if size is None:
-        return None, []
-    return size, variants(data, mime) if settings.responsive_formats else []
-
-
 def check_image(item: Incoming, mime: str, settings: UploadSettings) -> None:
     """An image type must hold an image (else it is refused: served under an image type,
     other content could be read by a browser as something else), of at most
     `max_pixels` pixels. SVG, being text, is not decoded."""
     if not mime.startswith("image/") or mime == "image/svg+xml":
         return
-    size = header_size(item.data)
+    size = header_size(item.source)
     if size is None:
         if mime in DECODABLE:
             raise ValidationError(
@@ -143,13 +144,13 @@ async def store(
     name = info.get("name") or item.filename
     digest = digest or f"{_slug(path.stem)}_{secrets.token_hex(5)}"
     keys: list[str] = []
-    url = await provider.put(digest + ext, item.data, mime)
+    url = await provider.put(digest + ext, item.source, mime)
     keys.append(digest + ext)
     size = None
     made: list[Any] = []
     if mime.startswith("image/"):
-        # decoding and resizing take CPU: off the event loop
-        size, made = await asyncio.to_thread(_inspect, item.data, mime, settings)
+        source, formats_wanted = item.source, settings.responsive_formats
+        size, made = await in_image_pool(lambda: inspect(source, mime, formats_wanted))
     formats: dict[str, Any] | None = None
     if size is not None and settings.responsive_formats:
         for variant in made:
@@ -180,7 +181,7 @@ async def store(
         "hash": digest,
         "ext": ext,
         "mime": mime,
-        "size": round(len(item.data) / 1000, 2),
+        "size": round(item.size / 1000, 2),
         "url": url,
         "previewUrl": None,
         "provider": provider.name,

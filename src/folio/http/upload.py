@@ -1,14 +1,18 @@
 """The upload routes under /api/upload: upload (optionally linking the files to a media field
 of an entry), update a file's information or bytes (`POST /api/upload?id=N`), list with
 filters / sort / pagination, get one, delete. File records answer with `isUrlSigned` (the
-local provider's URLs are never signed), as the reference's upload routes do."""
+local provider's URLs are never signed), as the reference's upload routes do.
+
+An upload's body is read as it arrives (`multipart.read_form`): its files go to the app's
+`.tmp/uploads/` as their bytes come, the size limit of each file (`sizeLimit`) and of the
+whole request (20 files' worth) checked as they do, and are removed once the request is
+answered (the provider has linked or copied them where they are served)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -22,6 +26,7 @@ from folio.errors import (
     validation_failed,
 )
 from folio.files.uploads import Incoming, UploadSettings, check, keys_of, store
+from folio.http.multipart import FilePart, Form, read_form
 from folio.http.responses import json_response
 from folio.http.rest.content import query_params
 from folio.schema.builtins import FILE_UID
@@ -31,23 +36,6 @@ if TYPE_CHECKING:
     from folio.http.pipeline import Pipeline
 
 INFO_KEYS = frozenset({"name", "alternativeText", "caption", "folder", "focalPoint"})
-
-
-def _capped(request: Request, limit: int) -> Request:
-    """The request with a body that stops with a 413 once past `limit` bytes."""
-    receive = request.receive
-    seen = 0
-
-    async def capped() -> Any:
-        nonlocal seen
-        message = await receive()
-        if message.get("type") == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > limit:
-                raise PayloadTooLargeError("Request body is too large")
-        return message
-
-    return Request(request.scope, capped)
 
 
 def upload_settings(raw: dict[str, Any]) -> UploadSettings:
@@ -136,6 +124,7 @@ class UploadEndpoints:
         self.file_type = folio.registry.content_types[FILE_UID]
         self.settings = upload_settings(folio.settings.raw.get("plugins", {}))
         self.provider = folio.storage
+        self.tmp_dir = folio.settings.app_dir / ".tmp" / "uploads"
 
         guarded = pipeline.endpoint
         self.upload = guarded("plugin::upload.content-api.upload", self._upload)
@@ -150,25 +139,27 @@ class UploadEndpoints:
             raise PayloadTooLargeError("Request body is too large")
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             raise ValidationError("Files are empty")
-        # the body streams to temporary files (starlette spools parts past 1 MB to disk) and
-        # stops at the limit, with or without a Content-Length
-        form = await _capped(request, limit).form(
-            max_files=100, max_fields=1000, max_part_size=self.settings.size_limit + 1
+        form = await read_form(
+            request,
+            self.tmp_dir,
+            file_fields=frozenset({"files"}),
+            file_limit=self.settings.size_limit,
+            body_limit=limit,
         )
-        uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
-        for f in uploads:
-            if f.size is not None and f.size > self.settings.size_limit:
-                raise PayloadTooLargeError(
-                    f"{f.filename} exceeds the size limit of {self.settings.size_limit} bytes",
-                    {"name": f.filename, "size": f.size, "limit": self.settings.size_limit},
-                )
-        file_id = request.query_params.get("id")
-        if file_id is not None:
-            return await self._update(file_id, uploads, form.getlist("fileInfo"))
+        try:
+            uploads = form.files_named("files")
+            file_id = request.query_params.get("id")
+            if file_id is not None:
+                return await self._update(file_id, uploads, form.getlist("fileInfo"))
+            return await self._create(uploads, form)
+        finally:
+            form.discard()
+
+    async def _create(self, uploads: list[FilePart], form: Form) -> Response:
         if not uploads:
             raise ValidationError("Files are empty")
         infos = _infos(form.getlist("fileInfo"), len(uploads))
-        incoming = [Incoming(f.filename or "file", await f.read(), f.content_type) for f in uploads]
+        incoming = [_incoming(f) for f in uploads]
         mimes = [check(item, self.settings) for item in incoming]
         link = self._link_target(form.get("ref"), form.get("refId"), form.get("field"))
         stored: list[str] = []
@@ -185,7 +176,7 @@ class UploadEndpoints:
             raise
         return json_response([_record(doc) for doc in docs], 201)
 
-    async def _update(self, raw_id: str, uploads: list[UploadFile], info: list[Any]) -> Response:
+    async def _update(self, raw_id: str, uploads: list[FilePart], info: list[Any]) -> Response:
         """A file's information (`fileInfo`: name, alternativeText, caption, focalPoint),
         and its bytes when a file is sent (stored under the same name)."""
         doc = await _file_record(self.folio, raw_id, "Entity not found")
@@ -194,9 +185,7 @@ class UploadEndpoints:
         stored: list[str] = []
         old_keys = keys_of(orjson.loads(orjson.dumps(doc)))
         if uploads:
-            item = Incoming(
-                uploads[0].filename or "file", await uploads[0].read(), uploads[0].content_type
-            )
+            item = _incoming(uploads[0])
             mime = check(item, self.settings)
             record, stored = await store(
                 item, mime, given, self.provider, self.settings, digest=str(doc["hash"])
@@ -279,6 +268,10 @@ async def update_file_info(folio: Folio, raw_id: str, info: dict[str, Any]) -> d
     return await folio.documents.writes.update(
         folio.registry.content_types[FILE_UID], str(doc["documentId"]), values
     )
+
+
+def _incoming(part: FilePart) -> Incoming:
+    return Incoming(part.filename or "file", part.path, part.content_type, part.size)
 
 
 def _record(doc: dict[str, Any]) -> dict[str, Any]:

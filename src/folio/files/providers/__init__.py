@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from folio.errors import ConfigError
-from folio.files.providers.base import Provider, StaticMount
+from folio.files.providers.base import Provider, Source, StaticMount
 from folio.files.providers.local import LocalProvider
 
-__all__ = ["PROVIDERS", "LocalProvider", "Provider", "StaticMount", "provider_for"]
+__all__ = ["PROVIDERS", "LocalProvider", "Provider", "Source", "StaticMount", "provider_for"]
 
 
 def _local(options: dict[str, Any], app_dir: Path) -> Provider:

@@ -4,9 +4,13 @@ app), served by this server under `/uploads/<key>`."""
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 from pathlib import Path
 
-from folio.files.providers.base import Provider, StaticMount
+from folio.files.providers.base import Provider, Source, StaticMount
+
+COPY_CHUNK = 1024 * 1024
 
 
 class LocalProvider(Provider):
@@ -23,15 +27,30 @@ class LocalProvider(Provider):
             raise ValueError(f"not a file name: {key!r}")
         return self.root / key
 
-    def _write(self, path: Path, data: bytes) -> None:
+    def _write(self, path: Path, source: Source) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         # written aside and renamed, so a reader never sees a partial file
         part = path.with_name(path.name + ".part")
-        part.write_bytes(data)
-        part.replace(path)
+        part.unlink(missing_ok=True)
+        try:
+            if isinstance(source, bytes):
+                part.write_bytes(source)
+            elif isinstance(source, Path):
+                try:
+                    # a file on the same file system: linked, not copied
+                    os.link(source, part)
+                except OSError:
+                    shutil.copyfile(source, part)
+            else:
+                with part.open("wb") as out:
+                    shutil.copyfileobj(source, out, COPY_CHUNK)
+            part.replace(path)
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
 
-    async def put(self, key: str, data: bytes, mime: str) -> str:
-        await asyncio.to_thread(self._write, self._path(key), data)
+    async def put(self, key: str, source: Source, mime: str) -> str:
+        await asyncio.to_thread(self._write, self._path(key), source)
         return f"{self.base_url}/{key}"
 
     async def delete(self, key: str) -> None:
