@@ -246,3 +246,36 @@ def test_sqlite_disk_full_answers_503_and_recovers(tmp_path: Path) -> None:
         status, _, body = _call("GET", base + "/api/tags?sort=name")
         assert [t["name"] for t in body["data"]] == ["after", "before"]
     _assert_one_line_each_way(out)
+
+
+@pytest.mark.skipif(not PG_URL, reason="needs PostgreSQL (FOLIO_TEST_DATABASE_URL)")
+def test_postgres_backends_terminated_and_connections_refused(tmp_path: Path) -> None:
+    """The app's backends terminated and new connections refused by the server
+    (`ALLOW_CONNECTIONS false`), on a database of the test's own."""
+    assert PG_URL
+    parts = urlsplit(PG_URL)
+    name = f"folio_refused_{os.getpid()}"
+    _admin(f"DROP DATABASE IF EXISTS {name}")
+    _admin(f"CREATE DATABASE {name}")
+    user = f"{parts.username}@" if parts.username else ""
+    url = f"postgresql://{user}{parts.hostname}:{parts.port or 5432}/{name}"
+    try:
+        app = _app(tmp_path)
+        with piped_server(app, _env(DATABASE_URL=url), ["--no-request-log"]) as (base, _, out):
+            for _ in range(5):  # a few pooled connections
+                assert _call("GET", base + "/api/tags")[0] == 200
+            _admin(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+            _admin(
+                f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+            )
+            for _ in range(10):
+                _assert_unavailable(base)
+            assert _call("GET", base + "/_health/ready")[0] == 503
+            _admin(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+            assert _call("GET", base + "/api/tags")[0] == 200
+            _until_over(out, lambda: _call("GET", base + "/api/tags")[0])
+            assert _call("GET", base + "/_health/ready")[0] == 204
+        _assert_one_line_each_way(out)
+    finally:
+        _admin(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+        _admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

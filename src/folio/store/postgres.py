@@ -79,6 +79,9 @@ OUTAGES: tuple[type[BaseException], ...] = (
     asyncpg.CrashShutdownError,
     asyncpg.InsufficientResourcesError,
     asyncpg.InterfaceError,
+    # a connection whose backend was terminated while it was idle, used before the
+    # client saw it close ("cannot switch to state ...")
+    asyncpg.InternalClientError,
     OSError,
     TimeoutError,
 )
