@@ -120,6 +120,9 @@ def run_case(
         ctx.fails.append(f"server CPU {cpu:.1f}s > {budget:g}s for {requests} requests")
     if peak > RSS_LIMIT_MB:
         ctx.fails.append(f"server peak RSS {peak:.0f} MB > {RSS_LIMIT_MB:.0f} MB")
+    tracebacks = log.read_text(errors="replace").count("Traceback (most recent call last)")
+    if tracebacks:
+        ctx.notes.append(f"{tracebacks} tracebacks in {log}")
     passed = not ctx.fails
     line = (
         f"{db:<8} {case.name:<26} statuses={_statuses(dict(session.statuses))}"
