@@ -148,6 +148,10 @@ class Settings:
     rest_default_limit: int = 25
     rest_max_limit: int = 100
     rest_with_count: bool = True
+    # api.json `rest` bounds of one read, by key (maxFilterConditions, maxFilterValues,
+    # maxFilterDepth, maxSortFields, maxPopulateDepth, maxPopulatedEntries; the defaults:
+    # folio.content.query.ReadLimits)
+    rest_read_limits: dict[str, int] = field(default_factory=dict)
     locales: list[Locale] = field(default_factory=lambda: [Locale("en", "English (en)")])
     default_locale: str = "en"
     max_body_bytes: int = 1024 * 1024
@@ -247,6 +251,17 @@ def _check_database_url(url: str, where: str) -> None:
     )
 
 
+# api.json `rest` keys of the bounds of one read (whole numbers, 1 or more)
+READ_LIMIT_KEYS = (
+    "maxFilterConditions",
+    "maxFilterValues",
+    "maxFilterDepth",
+    "maxSortFields",
+    "maxPopulateDepth",
+    "maxPopulatedEntries",
+)
+
+
 def _whole(section: dict[str, Any], key: str, default: int, where: str, minimum: int = 1) -> int:
     """An integer setting of at least `minimum`; ConfigError naming it otherwise."""
     value = section.get(key, default)
@@ -296,6 +311,9 @@ def load_settings(app_dir: Path) -> Settings:
     s.rest_default_limit = _whole(rest, "defaultLimit", s.rest_default_limit, "config/api: rest.")
     s.rest_max_limit = _whole(rest, "maxLimit", s.rest_max_limit, "config/api: rest.")
     s.rest_with_count = _flag(rest, "withCount", s.rest_with_count, "config/api: rest.")
+    s.rest_read_limits = {
+        key: _whole(rest, key, 1, "config/api: rest.") for key in READ_LIMIT_KEYS if key in rest
+    }
     s.max_body_bytes = _whole(api, "maxBodyBytes", s.max_body_bytes, "config/api: ")
     s.max_components = _whole(api, "maxComponents", s.max_components, "config/api: ", 0)
     s.max_relation_entries = _whole(

@@ -27,7 +27,15 @@ from folio.content.params import (
     parse_status,
 )
 from folio.content.populate import PopulateParser
-from folio.content.query import PUBLICATION_FILTERS, Group, Node, Pagination, Query, Versions
+from folio.content.query import (
+    PUBLICATION_FILTERS,
+    Group,
+    Node,
+    Pagination,
+    Query,
+    ReadLimits,
+    Versions,
+)
 from folio.content.sql.load import ReadContext
 from folio.content.sql.reads import Reads
 from folio.content.sql.writes import Writes
@@ -60,12 +68,19 @@ class Page:
 class QueryParser:
     """Read parameters -> `Query`, as a principal may run it."""
 
-    def __init__(self, registry: Registry, locales: Locales, limits: Limits) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        locales: Locales,
+        limits: Limits,
+        read_limits: ReadLimits | None = None,
+    ) -> None:
         self.registry = registry
         self.locales = locales
         self.limits = limits
-        self._filters = FilterParser(registry)
-        self._populate = PopulateParser(registry)
+        self.read_limits = read_limits or ReadLimits()
+        self._filters = FilterParser(registry, limits=self.read_limits)
+        self._populate = PopulateParser(registry, self.read_limits)
 
     def parse(
         self,
@@ -88,7 +103,7 @@ class QueryParser:
         query.fields = parse_fields(ct, params.get("fields"))
         visible = principal.can_find
         if find:
-            query.sort = parse_sort(ct, params.get("sort"))
+            query.sort = parse_sort(ct, params.get("sort"), self.read_limits)
             query.pagination = parse_pagination(params.get("pagination"), limits or self.limits)
             filters = params.get("filters")
             check_visible(ct, filters, visible, self.registry, [], "filters")
@@ -121,7 +136,9 @@ class DocumentService:
         self.writes.write_limits = WriteLimits(
             settings.max_components, settings.max_relation_entries
         )
-        self.parser = QueryParser(registry, self.locales, self.limits)
+        read_limits = ReadLimits.configured(settings.rest_read_limits)
+        self.reads.populator.max_entries = read_limits.populated_entries
+        self.parser = QueryParser(registry, self.locales, self.limits, read_limits)
         self._queries: BoundedCache[Query] = BoundedCache(QUERY_CACHE, QUERY_CACHE_BYTES)
 
     # ------------------------------------------------------------------ queries

@@ -1,6 +1,8 @@
 """Read parameters -> the parts of a `Query`: `status`, `locale`, `fields`, `sort`,
 `pagination`, checked against the model with the reference's error names and messages.
-Front-ends hand these over in the REST spelling."""
+Front-ends hand these over in the REST spelling. A sort is bounded (`ReadLimits`: its keys,
+the relations of a key's path) as it is read: SQLite refuses an ORDER BY of a thousand
+terms or a path of 15 relations."""
 
 from __future__ import annotations
 
@@ -10,7 +12,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from folio.content.filters import related_schema
-from folio.content.query import SYSTEM_FIELDS, Pagination, SortKey, Step, field_ref
+from folio.content.query import (
+    RELATION_LEVELS,
+    SYSTEM_FIELDS,
+    Pagination,
+    ReadLimits,
+    SortKey,
+    Step,
+    field_ref,
+    too_much,
+)
 from folio.errors import PaginationError, ValidationError, invalid_key
 from folio.schema.model import ContentType, Schema
 
@@ -101,7 +112,33 @@ def parse_fields(ct: Schema, raw: Any) -> list[str] | None:
     return out
 
 
-def _sort_item(ct: ContentType, text: str, out: list[SortKey]) -> None:
+class _Keys(list[SortKey]):
+    """The sort keys read so far, refused past the limit as they come."""
+
+    def __init__(self, limits: ReadLimits) -> None:
+        super().__init__()
+        self.limits = limits
+
+    def add(self, key: SortKey) -> None:
+        if len(self) >= self.limits.sort_fields:
+            raise too_much("sort_fields", self.limits.sort_fields, "Too many sort fields", "sort")
+        self.append(key)
+
+    def check_path(self, name: str) -> None:
+        """A dotted path through more relations and components than filters may nest
+        (each counts `RELATION_LEVELS`)."""
+        depth = self.limits.filter_depth
+        if name.count(".") * RELATION_LEVELS > depth:
+            raise too_much(
+                "filter_depth",
+                depth,
+                f"The sort path goes through too many relations (each counts {RELATION_LEVELS} "
+                "levels of filter nesting)",
+                "sort",
+            )
+
+
+def _sort_item(ct: ContentType, text: str, out: _Keys) -> None:
     name, sep, direction = text.partition(":")
     name = name.strip()
     if not name:
@@ -112,7 +149,8 @@ def _sort_item(ct: ContentType, text: str, out: list[SortKey]) -> None:
     _sort_field(ct, name, direction.lower() == "desc", out)
 
 
-def _sort_field(ct: ContentType, name: str, desc: bool, out: list[SortKey]) -> None:
+def _sort_field(ct: ContentType, name: str, desc: bool, out: _Keys) -> None:
+    out.check_path(name)
     key = _sort_key(ct, name, desc)
     if key is None:
         attr = ct.attributes.get(name)
@@ -123,7 +161,7 @@ def _sort_field(ct: ContentType, name: str, desc: bool, out: list[SortKey]) -> N
         ):
             raise invalid_key(name, name, "sort")
         raise invalid_key(name, None, "sort")
-    out.append(key)
+    out.add(key)
 
 
 def _sort_key(ct: ContentType, name: str, desc: bool) -> SortKey | None:
@@ -156,14 +194,18 @@ def _sort_key(ct: ContentType, name: str, desc: bool) -> SortKey | None:
     return SortKey(ref, desc, tuple(steps))
 
 
-def parse_sort(ct: ContentType, raw: Any) -> list[SortKey]:
-    out: list[SortKey] = []
-    if raw is None:
-        return out
+def parse_sort(ct: ContentType, raw: Any, limits: ReadLimits | None = None) -> list[SortKey]:
+    out = _Keys(limits or ReadLimits())
+    if raw is not None:
+        _sort_value(ct, raw, out)
+    return list(out)
+
+
+def _sort_value(ct: ContentType, raw: Any, out: _Keys) -> None:
     if isinstance(raw, str):
         for part in raw.split(","):
             _sort_item(ct, part, out)
-        return out
+        return
     if isinstance(raw, list):
         for item in raw:
             if isinstance(item, str):
@@ -175,20 +217,21 @@ def parse_sort(ct: ContentType, raw: Any) -> list[SortKey]:
                 raise ValidationError(
                     "Invalid sort parameter. Expected a string, an array of strings or an object"
                 )
-        return out
+        return
     if isinstance(raw, dict):
         if any(k.isdecimal() for k in raw):
             key = next(k for k in raw if k.isdecimal())
             raise invalid_key(key, None, "sort")
         _sort_object(ct, raw, out)
-        return out
+        return
     raise ValidationError(
         "Invalid sort parameter. Expected a string, an array of strings or an object"
     )
 
 
-def _sort_object(ct: ContentType, raw: dict[str, Any], out: list[SortKey]) -> None:
+def _sort_object(ct: ContentType, raw: dict[str, Any], out: _Keys) -> None:
     for name, direction in raw.items():
+        out.check_path(name)
         if isinstance(direction, dict) and len(direction) == 1:
             sub, value = next(iter(direction.items()))
             if isinstance(value, str):

@@ -1,7 +1,11 @@
 """The `populate` parameter: which relations, components, dynamic zones, media fields and
 `localizations` a read returns, in every form the REST API accepts (`*`, a comma list, an
 array, dotted paths, objects with fields / filters / sort / populate / on / count); and the
-pruning of relations the caller may not read. The loading is `content.sql.load`."""
+pruning of relations the caller may not read. The loading is `content.sql.load`.
+
+A populate nests at most `ReadLimits.populate_depth` fields deep: a dotted path is not
+bounded by the query string's own nesting limit, and an answer hundreds of levels deep is
+deeper than its JSON encoder goes."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from typing import Any
 
 from folio.content.filters import FilterParser
 from folio.content.params import Limits, parse_fields, parse_pagination, parse_sort
-from folio.content.query import Populate
+from folio.content.query import Populate, ReadLimits, too_much
 from folio.errors import ValidationError, invalid_key
 from folio.schema.builtins import FILE_UID
 from folio.schema.kinds import KINDS
@@ -49,8 +53,10 @@ class PopulateParser:
     """Reads the `populate` parameter in every form the REST API accepts: `*`, a comma list,
     an array, dotted paths, and objects with fields / filters / sort / populate / on."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, limits: ReadLimits | None = None) -> None:
         self.registry = registry
+        self.limits = limits or ReadLimits()
+        self.filters = FilterParser(registry, limits=self.limits)
 
     def target(self, attr: Attribute) -> Schema | None:
         if attr.type in ("relation", LOCALIZATIONS):
@@ -137,6 +143,13 @@ class PopulateParser:
                 entry.on[uid] = self.star(self.registry.components[uid])
 
     def _attr(self, schema: Schema, name: str, path: list[str]) -> Attribute:
+        if _levels(path) >= self.limits.populate_depth:
+            raise too_much(
+                "populate_depth",
+                self.limits.populate_depth,
+                "The populate parameter is nested too deeply",
+                "populate",
+            )
         if name == LOCALIZATIONS and isinstance(schema, ContentType) and _has_localizations(schema):
             return localizations_attr(schema)
         attr = schema.attributes.get(name)
@@ -195,19 +208,19 @@ class PopulateParser:
             if "fields" in raw:
                 entry.fields = parse_fields(files, raw["fields"])
             if "sort" in raw:
-                entry.sort = parse_sort(files, raw["sort"])
+                entry.sort = parse_sort(files, raw["sort"], self.limits)
             if raw.get("filters") is not None:
-                entry.filters = FilterParser(self.registry).parse(files, raw["filters"])
+                entry.filters = self.filters.parse(files, raw["filters"])
             return entry
         if "fields" in raw:
             entry.fields = parse_fields(target, raw["fields"])
         if "sort" in raw and isinstance(target, ContentType):
-            entry.sort = parse_sort(target, raw["sort"])
+            entry.sort = parse_sort(target, raw["sort"], self.limits)
         if raw.get("pagination") is not None and attr.type == "relation":
             page = parse_pagination(raw["pagination"], EVERY)
             entry.start, entry.limit = page.offset, page.size
         if raw.get("filters") is not None:
-            entry.filters = FilterParser(self.registry).parse(target, raw["filters"])
+            entry.filters = self.filters.parse(target, raw["filters"])
         nested = raw.get("populate")
         if nested is not None:
             entry.children = self.parse(target, nested, path)
@@ -227,3 +240,10 @@ class PopulateParser:
             f"Invalid populate value for {path[-1]}",
             {"key": path[-1], "path": ".".join(path), "source": "query", "param": "populate"},
         )
+
+
+def _levels(path: list[str]) -> int:
+    """The populated fields a populate path goes through (a dynamic zone's `on` and
+    component name are not fields)."""
+    zones = sum(1 for i, p in enumerate(path[:-1]) if p == "on" and "." in path[i + 1])
+    return len(path) - 2 * zones

@@ -8,10 +8,12 @@ front-end's read parameters; the planner (`content.sql`) turns it into statement
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from folio.content.sql.operators import Operator
+from folio.errors import ValidationError
 from folio.schema.kinds import DOCUMENT_ID_KIND, ID_KIND, TIMESTAMP_KIND, Kind, StringKind
 from folio.schema.model import Attribute, ContentType, Schema
 
@@ -136,6 +138,55 @@ class Versions:
 
 
 Node = Cond | Group | Not | Rel | Versions
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """How much one read may ask for and answer, past which it is refused with a 400 before
+    any statement is built (each a key of api.json `rest`, named in the refusal): a filter
+    tree's conditions, operand values (`$in` lists included) and nesting (`$and`, `$or`
+    and `$not` one level each, a relation `RELATION_LEVELS`; a sort path's relations count
+    the same), the sort keys, the nesting of `populate`, and the entries populated fields
+    hold in one answer, at every level."""
+
+    filter_conditions: int = 400
+    filter_values: int = 10_000
+    filter_depth: int = 20
+    sort_fields: int = 100
+    populate_depth: int = 20
+    populated_entries: int = 20_000
+
+    @classmethod
+    def configured(cls, keys: Mapping[str, int]) -> ReadLimits:
+        """The limits set by their api.json `rest` keys (the others at their defaults)."""
+        return cls(**{name: keys[key] for name, key in LIMIT_KEYS.items() if key in keys})
+
+
+# the levels of filter nesting a relation (or component) counts for, in a filter tree or a
+# sort path: SQLite reads each as a nested statement, which takes its parser about ten
+# times the stack a `$and` or `$or` takes (its stack held 9 relations, 44 `$not`s, 87
+# `$or`s); at 4, a tree within the default depth takes at most half of it
+RELATION_LEVELS = 4
+
+# the api.json `rest` key of each of `ReadLimits`' fields
+LIMIT_KEYS = {
+    "filter_conditions": "maxFilterConditions",
+    "filter_values": "maxFilterValues",
+    "filter_depth": "maxFilterDepth",
+    "sort_fields": "maxSortFields",
+    "populate_depth": "maxPopulateDepth",
+    "populated_entries": "maxPopulatedEntries",
+}
+
+
+def too_much(field: str, limit: int, what: str, param: str) -> ValidationError:
+    """The refusal of a read past one of `ReadLimits`: the message names the limit and its
+    key."""
+    key = f"api.rest.{LIMIT_KEYS[field]}"
+    return ValidationError(
+        f"{what}: at most {limit} ({key})",
+        {"limit": limit, "setting": key, "source": "query", "param": param},
+    )
 
 
 @dataclass

@@ -5,7 +5,15 @@ and dynamic zones, one for the media fields that ask the same of their files.
 Each statement's rows are remembered by parent (`RowMemo`) while the database's committed
 state stays the same, and the next read that populates the same field of the same parents
 in the same way takes them from there: a category's thousand articles are read once for
-every page that shows an article of that category, not once per page."""
+every page that shows an article of that category, not once per page.
+
+An answer holds at most `max_entries` populated entries, counted at every level as each
+statement's rows (read or remembered) are placed, before the next level is loaded. Entries
+are counted as many times as the answer shows them: the documents of a level that share a
+key (25 articles' categories, 5 of them distinct) share their populated lists, so that a
+category's articles, each populating its category's articles again, answer 400 x 400 x ...
+copies of the same 400 rows; each level's documents carry how many times the answer
+holds them (`weights`)."""
 
 from __future__ import annotations
 
@@ -16,7 +24,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from folio.caches import BoundedCache, weigh
-from folio.content.query import Populate, SortKey
+from folio.content.query import Populate, ReadLimits, SortKey, too_much
 from folio.content.sql.joins import Join, link_join
 from folio.content.sql.layout import (
     FILES_LINK_TABLE,
@@ -77,6 +85,8 @@ class ReadContext:
         self.filter_status = filter_status or status
         # the database's version token, asked for once per read (None: not remembered)
         self.token: Any = _UNSET
+        # the populated entries placed in the answer so far
+        self.populated = 0
 
 
 class RowMemo:
@@ -182,6 +192,19 @@ class Populator:
         self._selections: BoundedCache[Selection] = BoundedCache(1024, 8 * 1024 * 1024)
         budget = memo_mb()
         self.memo = RowMemo(int(budget * 1024 * 1024)) if budget > 0 else None
+        # the populated entries one answer may hold (api.json `rest.maxPopulatedEntries`)
+        self.max_entries = ReadLimits().populated_entries
+
+    def _spend(self, ctx: ReadContext, entries: int) -> None:
+        """Counts entries placed in the answer; past the budget the read is refused."""
+        ctx.populated += entries
+        if ctx.populated > self.max_entries:
+            raise too_much(
+                "populated_entries",
+                self.max_entries,
+                "The populated fields hold too many entries",
+                "populate",
+            )
 
     def _rows(
         self,
@@ -260,7 +283,10 @@ class Populator:
         docs: list[dict[str, Any]],
         populate: dict[str, Populate],
         ctx: ReadContext,
+        weights: Weights = None,
     ) -> Program:
+        """Loads `populate` into `docs`; `weights`: how many times the answer shows each
+        document (by `id()`), where not once."""
         if not docs or not populate:
             return
         # fields are read grouped by kind, and answered in the populate's order
@@ -283,11 +309,11 @@ class Populator:
             # batch), a zone in one statement with its kinds
             for entry in parts:
                 if entry.attr.type == "component":
-                    yield from self._component(schema, docs, entry, ctx)
+                    yield from self._component(schema, docs, entry, ctx, weights)
                 else:
-                    yield from self._parts(schema, docs, [entry], ctx)
+                    yield from self._parts(schema, docs, [entry], ctx, weights)
         elif parts:
-            yield from self._parts(schema, docs, parts, ctx)
+            yield from self._parts(schema, docs, parts, ctx, weights)
         # media fields asking the same of their files, without filters or sort: together
         media: dict[Any, list[Populate]] = defaultdict(list)
         for entry in populate.values():
@@ -296,15 +322,15 @@ class Populator:
                 fields = tuple(entry.fields) if entry.fields is not None else None
                 media[id(entry) if alone else ("same", fields)].append(entry)
         for group in media.values():
-            yield from self._media(schema, docs, group, ctx)
+            yield from self._media(schema, docs, group, ctx, weights)
         for entry in populate.values():
             attr = entry.attr
             if attr.type == "relation":
-                yield from self._relation(schema, docs, entry, ctx)
+                yield from self._relation(schema, docs, entry, ctx, weights)
             elif attr.type == "component" and entry.count:
-                yield from self._component(schema, docs, entry, ctx)
+                yield from self._component(schema, docs, entry, ctx, weights)
             elif attr.type == LOCALIZATIONS and isinstance(schema, ContentType):
-                yield from self._localizations(schema, docs, entry, ctx)
+                yield from self._localizations(schema, docs, entry, ctx, weights)
 
     def _narrow(
         self,
@@ -326,7 +352,12 @@ class Populator:
             params.extend(more)
 
     def _localizations(
-        self, ct: ContentType, docs: list[dict[str, Any]], entry: Populate, ctx: ReadContext
+        self,
+        ct: ContentType,
+        docs: list[dict[str, Any]],
+        entry: Populate,
+        ctx: ReadContext,
+        weights: Weights,
     ) -> Program:
         """Each document's versions in the other locales, in the read's status."""
         sel = self.selection(ct, entry.fields)
@@ -353,16 +384,36 @@ class Populator:
         for row, item in zip(rows, sel.documents(rows), strict=True):
             found[row[-1]].append((row[-2], item))
         children: list[dict[str, Any]] = []
+        spent = 0
+        # documents sharing a documentId share its versions' rows
+        shared = weights is not None or len(keys) < len(docs)
+        child_weights: dict[int, int] = {}
         for doc in docs:
             own = doc.get("locale", ctx.locale)
             items = [item for locale, item in found.get(doc["documentId"], []) if locale != own]
             doc[LOCALIZATIONS] = items
-            children.extend(items)
+            if shared:
+                times = weights.get(id(doc), 1) if weights else 1
+                spent += times * len(items)
+                for item in items:
+                    child_weights[id(item)] = child_weights.get(id(item), 0) + times
+            else:
+                spent += len(items)
+                children.extend(items)
+        self._spend(ctx, spent)
+        if shared:
+            children = [item for items in found.values() for _, item in items]
+            children = [item for item in children if id(item) in child_weights]
         if entry.children:
-            yield from self.load(ct, children, entry.children, ctx)
+            yield from self.load(ct, children, entry.children, ctx, child_weights or None)
 
     def _relation(
-        self, schema: Schema, docs: list[dict[str, Any]], entry: Populate, ctx: ReadContext
+        self,
+        schema: Schema,
+        docs: list[dict[str, Any]],
+        entry: Populate,
+        ctx: ReadContext,
+        weights: Weights,
     ) -> Program:
         attr = entry.attr
         target = self.registry.content_types[str(attr.target)]
@@ -465,6 +516,7 @@ class Populator:
             )
             rows.sort(key=_link_order)
         found = sel.grouped(rows)
+        child_weights = self._placed(ctx, docs, key, len(keys), weights, found, entry)
         owner = target.attributes[attr.mapped_by] if attr.mapped_by is not None else None
         many = attr.to_many(owner)
         children: list[dict[str, Any]] = []
@@ -473,10 +525,15 @@ class Populator:
             doc[attr.name] = items if many else (items[0] if items else None)
             children.extend(items)
         if entry.children:
-            yield from self.load(target, _unique(children), entry.children, ctx)
+            yield from self.load(target, _unique(children), entry.children, ctx, child_weights)
 
     def _component(
-        self, schema: Schema, docs: list[dict[str, Any]], entry: Populate, ctx: ReadContext
+        self,
+        schema: Schema,
+        docs: list[dict[str, Any]],
+        entry: Populate,
+        ctx: ReadContext,
+        weights: Weights,
     ) -> Program:
         attr = entry.attr
         comp = self.registry.components[str(attr.component)]
@@ -510,13 +567,37 @@ class Populator:
             ctx,
         )
         found = sel.grouped(rows)
+        child_weights = self._placed(ctx, docs, "id", len(keys), weights, found, entry)
         children: list[dict[str, Any]] = []
         for doc in docs:
             items = found.get(doc["id"], [])
             doc[attr.name] = items if attr.repeatable else (items[0] if items else None)
             children.extend(items)
         if entry.children:
-            yield from self.load(comp, children, entry.children, ctx)
+            if child_weights is not None:
+                children = _unique(children)
+            yield from self.load(comp, children, entry.children, ctx, child_weights)
+
+    def _placed(
+        self,
+        ctx: ReadContext,
+        docs: list[dict[str, Any]],
+        key: str,
+        distinct: int,
+        weights: Weights,
+        found: dict[Any, list[dict[str, Any]]],
+        entry: Populate,
+    ) -> Weights:
+        """Counts the entries `found` by parent key as the answer shows them; returns how
+        many times it shows each of them where not once (for the next level, if any)."""
+        times = _multiplicity(docs, key, distinct, weights)
+        if times is None:
+            self._spend(ctx, sum(len(items) for items in found.values()))
+            return None
+        self._spend(ctx, sum(times.get(k, 0) * len(items) for k, items in found.items()))
+        if not entry.children:
+            return None
+        return {id(item): times.get(k, 0) for k, items in found.items() for item in items}
 
     def _order(self, key: SortKey, ctx: ReadContext) -> str:
         """An ORDER BY term of a populate's sort over the target alias `t`."""
@@ -524,7 +605,12 @@ class Populator:
         return order_term(sort_expr(column), key.desc, self.dialect, column)
 
     def _parts(
-        self, schema: Schema, docs: list[dict[str, Any]], entries: list[Populate], ctx: ReadContext
+        self,
+        schema: Schema,
+        docs: list[dict[str, Any]],
+        entries: list[Populate],
+        ctx: ReadContext,
+        weights: Weights,
     ) -> Program:
         """The populated component fields and dynamic zones of one level in one statement:
         their entries in the schema's components table, each joined (LEFT JOIN) to the
@@ -592,6 +678,13 @@ class Populator:
             0,
             ctx,
         )
+        times = _multiplicity(docs, "id", len(keys), weights)
+        if times is None:
+            self._spend(ctx, len(rows))
+        else:
+            self._spend(ctx, sum(times.get(row[0], 0) for row in rows))
+        # how many times the answer shows each component entry, where not once
+        child_weights: dict[int, int] | None = {} if times is not None else None
         by_name = {entry.attr.name: entry for entry in entries}
         zones = {name for name, entry in by_name.items() if entry.attr.type == "dynamiczone"}
         # (entity, field) -> its entries in order: (component uid, item or None, cmp_id)
@@ -616,6 +709,8 @@ class Populator:
             item = sel.at(row, start)
             found[(entity, name)].append((uid, item, row[3]))
             by_kind[(name, uid)].append(item)
+            if child_weights is not None and times is not None:
+                child_weights[id(item)] = times.get(entity, 0)
         strays: dict[tuple[str, int], dict[str, Any]] = {}
         for (name, uid), ids in stray.items():
             comp = self.registry.components[uid]
@@ -635,7 +730,7 @@ class Populator:
                 if entry.children:
                     comp = self.registry.components[str(attr.component)]
                     items = by_kind.get((attr.name, str(attr.component)), [])
-                    yield from self.load(comp, items, entry.children, ctx)
+                    yield from self.load(comp, items, entry.children, ctx, child_weights)
                 for doc in docs:
                     got = [
                         part
@@ -647,7 +742,8 @@ class Populator:
             for uid, nested in entry.on.items():
                 kind = self.registry.components.get(uid)
                 if nested and kind is not None:
-                    yield from self.load(kind, by_kind.get((attr.name, uid), []), nested, ctx)
+                    items = by_kind.get((attr.name, uid), [])
+                    yield from self.load(kind, items, nested, ctx, child_weights)
             for doc in docs:
                 out = []
                 for uid, part, cmp_id in found.get((int(doc["id"]), attr.name), []):
@@ -657,7 +753,12 @@ class Populator:
                 doc[attr.name] = out
 
     def _media(
-        self, schema: Schema, docs: list[dict[str, Any]], entries: list[Populate], ctx: ReadContext
+        self,
+        schema: Schema,
+        docs: list[dict[str, Any]],
+        entries: list[Populate],
+        ctx: ReadContext,
+        weights: Weights,
     ) -> Program:
         """Media fields of one level: together in one statement when they select the same
         file fields and have no filters or sort of their own (a cover and a gallery), each
@@ -684,6 +785,11 @@ class Populator:
             -1,
             ctx,
         )
+        times = _multiplicity(docs, "id", len(keys), weights)
+        if times is None:
+            self._spend(ctx, len(rows))
+        else:
+            self._spend(ctx, sum(times.get(row[-1], 0) for row in rows))
         found: dict[tuple[Any, str], list[dict[str, Any]]] = defaultdict(list)
         for row, item in zip(rows, sel.documents(rows), strict=True):
             found[(row[-1], row[-2])].append(item)
@@ -692,6 +798,25 @@ class Populator:
             for doc in docs:
                 items = found.get((doc["id"], attr.name), [])
                 doc[attr.name] = items if attr.multiple else (items[0] if items else None)
+
+
+# how many times an answer shows each document of a level (by `id()`), where not once
+Weights = dict[int, int] | None
+
+
+def _multiplicity(
+    docs: list[dict[str, Any]], key: str, distinct: int, weights: Weights
+) -> dict[Any, int] | None:
+    """How many times the answer shows the entries populated for each parent key: None
+    when once each (no two documents share a key, each shown once: the usual case, known
+    from the number of distinct keys at no cost)."""
+    if weights is None and distinct == len(docs):
+        return None
+    times: dict[Any, int] = {}
+    for doc in docs:
+        value = doc[key]
+        times[value] = times.get(value, 0) + (weights.get(id(doc), 1) if weights else 1)
+    return times
 
 
 def _set_counts(docs: list[dict[str, Any]], key: str, name: str, rows: list[Any]) -> None:

@@ -1,14 +1,23 @@
 """Parses query strings with the bracket syntax of the `qs` library, which clients of the
 content API use to write them: `a[b][0]=x` nests objects, index segments make arrays,
-`a[]=x` appends, repeated keys collect into an array. Brackets may be percent-encoded."""
+`a[]=x` appends, repeated keys collect into an array. Brackets may be percent-encoded.
+
+As `qs` does, a key nests at most `DEPTH` levels (the rest is one literal key) and an index
+past `ARRAY_LIMIT` makes an object; a query string holds at most `PARAMETER_LIMIT`
+parameters, where `qs` drops the others: more are refused (a 400), as a filter without
+its last conditions would answer more than was asked for. Parsing a parameter of 20 levels
+costs about 40 us: a query string of a million would take most of a minute."""
 
 from __future__ import annotations
 
 from typing import Any
 from urllib.parse import unquote_plus
 
+from folio.errors import ValidationError
+
 DEPTH = 20
 ARRAY_LIMIT = 100
+PARAMETER_LIMIT = 1000
 
 
 class _Node(dict[Any, Any]):
@@ -98,9 +107,13 @@ def parse_qs(query: str) -> dict[str, Any]:
     root = _Node()
     if not query:
         return {}
-    for part in query.split("&"):
-        if not part:
-            continue
+    parts = [part for part in query.split("&") if part]
+    if len(parts) > PARAMETER_LIMIT:
+        raise ValidationError(
+            f"Too many query parameters: at most {PARAMETER_LIMIT}",
+            {"limit": PARAMETER_LIMIT, "source": "query"},
+        )
+    for part in parts:
         key, sep, raw = part.partition("=")
         # a NUL in a name is the parser's own marker for `[]`: a client's becomes U+FFFD
         name = unquote_plus(key).replace("\x00", "\ufffd")
