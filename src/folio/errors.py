@@ -140,12 +140,13 @@ ABSENT: Any = _Absent()
 
 class FieldError:
     """One problem with one input path, as listed in `details.errors`. As the reference's,
-    an entry about a value that was never given (`name must be defined.`) has no `value`,
-    and list indexes in its path are strings (`["links", "0", "url"]`)."""
+    an entry about a value that was never given (`name must be defined.`, `identifier is a
+    required field`) has no `value`: an entry made without one shows none. List indexes in
+    its path are strings (`["links", "0", "url"]`)."""
 
     __slots__ = ("message", "path", "value")
 
-    def __init__(self, path: list[str | int], message: str, value: Any = None) -> None:
+    def __init__(self, path: list[str | int], message: str, value: Any = ABSENT) -> None:
         self.path = path
         self.message = message
         self.value = value

@@ -42,7 +42,7 @@ def test_a_huge_identifier_is_refused_and_enters_no_window(backend: str, tmp_pat
         assert [r.status_code for r in seen] == [400, 400, 400, 429, 429]
         error = failed(seen[0])
         assert error["message"] == "identifier must be at most 255 characters"
-        assert error["details"]["errors"][0]["value"] is None  # not echoed back
+        assert "value" not in error["details"]["errors"][0]  # not echoed back
         assert len(seen[0].content) < 1000
         assert seen[0].headers["X-RateLimit-Remaining"] == "2"
         # counted under the client's address only: one window, whatever was sent
