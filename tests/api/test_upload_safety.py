@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import io
 import json
+import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -190,6 +192,43 @@ def test_a_chunked_body_past_the_limit_is_not_read_to_its_end(
     assert app.taken <= len(head) + LIMIT + 2 * PIECE
     assert _count(api) == 0
     assert _left_behind(limited_app) == []
+
+
+PART = 'Content-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\n'
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "message"),
+    [
+        ("multipart/form-data", b"--x\r\n", "The multipart body has no boundary"),
+        ("multipart/form-data; boundary=xx", b"not a multipart body", "is not valid"),
+        ("multipart/form-data; boundary=xx", f"--xx\r\n{PART}hello".encode(), "ends inside"),
+        (
+            "multipart/form-data; boundary=xx",
+            b'--xx\r\nContent-Disposition: form-data; filename="a.txt"\r\n\r\nhi\r\n--xx--\r\n',
+            'must give its "name"',
+        ),
+    ],
+)
+def test_a_body_that_is_not_multipart_is_refused_and_leaves_nothing(
+    limited: Api, limited_app: Path, content_type: str, body: bytes, message: str
+) -> None:
+    r = limited.client.post("/api/upload", content=body, headers={"Content-Type": content_type})
+    assert message in failed(r)["message"]
+    assert _count(limited) == 0
+    assert _left_behind(limited_app) == []
+
+
+def test_files_a_stopped_server_left_are_swept_at_start(backend: str, limited_app: Path) -> None:
+    tmp = limited_app / ".tmp" / "uploads"
+    tmp.mkdir(parents=True)
+    stale, fresh = tmp / "upload-stale.part", tmp / "upload-fresh.part"
+    stale.write_bytes(b"left")
+    fresh.write_bytes(b"being written")
+    os.utime(stale, (time.time() - 7200, time.time() - 7200))
+    for api in make_api(limited_app, database_url(backend, limited_app)):
+        assert _count(api) == 0
+    assert sorted(p.name for p in tmp.iterdir()) == ["upload-fresh.part"]
 
 
 @functools.cache

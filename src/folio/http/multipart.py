@@ -13,6 +13,7 @@ import asyncio
 import codecs
 import os
 import secrets
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -24,6 +25,9 @@ from starlette.requests import Request
 from folio.errors import PayloadTooLargeError, ValidationError
 
 FIELD_LIMIT = 1024 * 1024  # bytes of one text field
+# a file of the temporary directory not written to for this long was left by a process that
+# stopped in the middle of an upload (one under way is written to as its bytes come)
+STALE_AFTER = 3600.0
 # file bytes gathered before they are written (on a worker thread, so that a slow disk does
 # not hold up the event loop)
 WRITE_BATCH = 1024 * 1024
@@ -206,6 +210,22 @@ def _write(pending: list[tuple[BinaryIO, memoryview]]) -> None:
             out.write(chunk)
         else:
             out.close()
+
+
+def sweep(directory: Path) -> int:
+    """Removes the files a stopped process left in `directory`; how many."""
+    removed = 0
+    if not directory.is_dir():
+        return 0
+    now = time.time()
+    for path in directory.glob("upload-*.part"):
+        try:
+            if now - path.stat().st_mtime > STALE_AFTER:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue  # removed meanwhile by another worker
+    return removed
 
 
 async def read_form(

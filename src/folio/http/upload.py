@@ -26,7 +26,7 @@ from folio.errors import (
     validation_failed,
 )
 from folio.files.uploads import Incoming, UploadSettings, check, keys_of, store
-from folio.http.multipart import FilePart, Form, read_form
+from folio.http.multipart import FilePart, Form, read_form, sweep
 from folio.http.responses import json_response
 from folio.http.rest.content import query_params
 from folio.schema.builtins import FILE_UID
@@ -125,6 +125,7 @@ class UploadEndpoints:
         self.settings = upload_settings(folio.settings.raw.get("plugins", {}))
         self.provider = folio.storage
         self.tmp_dir = folio.settings.app_dir / ".tmp" / "uploads"
+        sweep(self.tmp_dir)
 
         guarded = pipeline.endpoint
         self.upload = guarded("plugin::upload.content-api.upload", self._upload)
