@@ -17,7 +17,9 @@ from pathlib import Path
 
 from . import cases_graphql, cases_io, cases_rest
 from .harness import Case, run_case
-from .server import Server, TcpProxy, create_token, make_app, postgres_answers, psql, seed
+from .relay import TcpProxy
+from .seed import create_token, seed
+from .server import Server, make_app, postgres_answers, psql
 
 CASES: list[Case] = cases_graphql.CASES + cases_rest.CASES + cases_io.CASES
 

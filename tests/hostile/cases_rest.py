@@ -9,7 +9,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from .harness import Case, Context
-from .server import MEMO_ROWS, MEMO_VIEWS
+from .seed import MEMO_ROWS, MEMO_VIEWS
 
 POPULATE = (
     "/api/categories?pagination[pageSize]=1&populate[articles][filters][id][$lt]=402"

@@ -1,6 +1,6 @@
 """What a case is and how one is judged: a fresh server per case, warmed up; then the
 server's CPU seconds and peak RSS over the case, every status code seen, and a normal
-request answered afterwards. Prints one line per case."""
+request answered afterwards; the case's line."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .client import Session
-from .server import MemoryWatch, Server, TcpProxy, cpu_seconds, read_status, written_bytes
+from .relay import TcpProxy
+from .server import MemoryWatch, Server, cpu_seconds, read_status, written_bytes
 
 CPU_PER_REQUEST = 1.0  # server CPU seconds a hostile request may cost
 RSS_LIMIT_MB = 300.0

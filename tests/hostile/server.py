@@ -1,9 +1,8 @@
-"""The suite's app, its seeded database and the `folio serve` processes the cases run
-against, with what /proc tells of them (CPU seconds, resident and peak memory)."""
+"""The suite's app and the `folio serve` processes the cases run against, with what /proc
+tells of them (CPU seconds, resident and peak memory, bytes written)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import resource
@@ -14,10 +13,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLIO = str(ROOT / ".venv" / "bin" / "folio")
@@ -26,13 +22,6 @@ FOLIO = str(ROOT / ".venv" / "bin" / "folio")
 REFERENCE_APPS = [ROOT.parent / "shared" / "reference" / "app", Path("/work/shared/reference/app")]
 CLEARED = ("DATABASE_URL", "FOLIO_ENV", "NODE_ENV", "FOLIO_TEST_DATABASE_URL")
 PG_ADMIN = ["psql", "-U", "postgres", "-h", "127.0.0.1", "-Atq"]
-
-ARTICLES = 1100
-LARGE_CATEGORY = 400  # articles of the first category
-MEMO_ROWS = 96  # the read-memo case's page: rows with views MEMO_VIEWS + 0..95
-MEMO_VIEWS = 100_000
-MEMO_BODY = 100_000  # bytes of every row of that page but each 12th
-CATEGORIES = ["Large", "Arts", "Books", "Cities", "Design", "Energy", "Food"]
 
 
 def free_port() -> int:
@@ -228,137 +217,3 @@ class MemoryWatch:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-
-
-def create_token(app: Path, database_url: str | None) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in CLEARED}
-    if database_url:
-        env["DATABASE_URL"] = database_url
-    done = subprocess.run(
-        [
-            FOLIO,
-            "token",
-            "create",
-            "--name",
-            "hostile-seed",
-            "--type",
-            "full-access",
-            "--app",
-            str(app),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    return done.stdout.strip().splitlines()[-1].strip()
-
-
-def _post(base: str, token: str, path: str, data: dict[str, Any]) -> dict[str, Any]:
-    body = json.dumps({"data": data}).encode()
-    request = urllib.request.Request(
-        base + path,
-        body,
-        {"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
-    )
-    for attempt in range(5):
-        try:
-            with urllib.request.urlopen(request, timeout=120) as r:
-                answer: dict[str, Any] = json.load(r)["data"]
-                return answer
-        except urllib.error.HTTPError as e:
-            raise RuntimeError(f"seeding {path}: {e.code} {e.read()[:500]!r}") from None
-        except ConnectionError:
-            if attempt == 4:
-                raise
-            time.sleep(0.5)
-    raise AssertionError("unreachable")
-
-
-def article(i: int, category: str) -> dict[str, Any]:
-    """Article i: the memo case's rows are the last MEMO_ROWS, with views MEMO_VIEWS + r and
-    a 100 KB body but for each 12th row."""
-    data: dict[str, Any] = {"title": f"Article {i:04d}", "views": i, "category": category}
-    r = i - (ARTICLES - MEMO_ROWS)
-    if r >= 0:
-        data["views"] = MEMO_VIEWS + r
-        data["body"] = (
-            "tiny" if r % 12 == 0 else ("lorem ipsum " * (MEMO_BODY // 12 + 1))[:MEMO_BODY]
-        )
-    return data
-
-
-def seed(base: str, token: str, progress: Callable[[str], None]) -> None:
-    """Seven categories, the first ("Large") with 400 articles created first (the lowest
-    ids), the other 700 spread over the others; in parallel requests."""
-    started = time.monotonic()
-    docs = [_post(base, token, "/api/categories", {"name": n})["documentId"] for n in CATEGORIES]
-
-    def one(i: int) -> None:
-        cat = docs[0] if i < LARGE_CATEGORY else docs[1 + i % (len(docs) - 1)]
-        _post(base, token, "/api/articles", article(i, cat))
-
-    with ThreadPoolExecutor(6) as pool:
-        list(pool.map(one, range(LARGE_CATEGORY)))
-        list(pool.map(one, range(LARGE_CATEGORY, ARTICLES)))
-    progress(f"seeded {ARTICLES} articles in {time.monotonic() - started:.1f}s")
-
-
-class TcpProxy:
-    """Forwards a local port to PostgreSQL; `stop()` closes the port and every connection
-    through it (the database's outage as the server sees it), `start()` opens it again."""
-
-    def __init__(self, target: tuple[str, int]) -> None:
-        self.target = target
-        self.port = free_port()
-        self._listener: socket.socket | None = None
-        self._open: set[socket.socket] = set()
-        self._lock = threading.Lock()
-
-    def start(self) -> None:
-        listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", self.port))
-        listener.listen(64)
-        self._listener = listener
-        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
-
-    def _accept(self, listener: socket.socket) -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            try:
-                upstream = socket.create_connection(self.target, timeout=10)
-            except OSError:
-                client.close()
-                continue
-            with self._lock:
-                self._open.update((client, upstream))
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-
-    def _pump(self, a: socket.socket, b: socket.socket) -> None:
-        try:
-            while data := a.recv(65536):
-                b.sendall(data)
-        except OSError:
-            pass
-        for s in (a, b):
-            with contextlib.suppress(OSError):
-                s.shutdown(socket.SHUT_RDWR)
-
-    def stop(self) -> None:
-        if self._listener is not None:
-            with contextlib.suppress(OSError):  # shutdown wakes the blocked accept()
-                self._listener.shutdown(socket.SHUT_RDWR)
-            self._listener.close()
-            self._listener = None
-        with self._lock:
-            for s in self._open:
-                with contextlib.suppress(OSError):
-                    s.shutdown(socket.SHUT_RDWR)
-                s.close()
-            self._open.clear()
