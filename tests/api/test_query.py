@@ -12,6 +12,7 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -1527,3 +1528,24 @@ def test_case_insensitive_matches_of_ascii_and_other_letters(api: Api, backend: 
         assert names("filters[name][$containsi]=été") == ["ÉTÉ à Paris"]
         assert names("filters[name][$containsi]=crème") == ["Café CRÈME"]
         assert names("filters[name][$containsi]=NAÏVE") == ["Naïve Abacus"]
+
+
+# --------------------------------------------------------------------------- JSON-written members
+
+JSON_CASES = [
+    # a field's member written as a JSON object (Swagger UI's deep-object form)
+    case("filters[title]=" + quote('{"$contains":"ello"}'), [HW, HA]),
+    # the members of a logical operator written as a JSON list
+    case(
+        "filters[$or]=" + quote('[{"title":{"$eq":"Banana"}},{"title":{"$eq":"apple pie"}}]'),
+        [AP, BA],
+    ),
+    # an operator's value stays the text it is, JSON-looking or not
+    case("filters[title][$eq]=" + quote('["Banana"]'), []),
+    case("filters[title][$contains]=" + quote("[1]"), []),
+]
+
+
+@pytest.mark.parametrize("query, expected", JSON_CASES)
+def test_filter_members_written_as_json(blog: Blog, query: str, expected: list[str]) -> None:
+    assert blog.titles(query) == expected

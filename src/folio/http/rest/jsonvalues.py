@@ -1,8 +1,11 @@
 """Members of `filters` given as JSON. OpenAPI clients (Swagger UI's "Try it out" among
 them) write a deep-object parameter one level deep and the levels below as JSON:
-`filters[title]={"$contains":"a"}` for `{"title": {"$contains": "a"}}`. Such a value is read
-as the object or list it writes, so that the filter means what the client meant; any other
-value (not JSON, or JSON that is not an object or a list) stays the text it is."""
+`filters[title]={"$contains":"a"}` for `{"title": {"$contains": "a"}}`.
+
+Such a value is read as the object it writes only where text has no meaning of its own
+beside it: a field's (or relation's) member written as a JSON object, and the members of
+`$and`, `$or` and `$not` written as a JSON object or list. An operator's value
+(`filters[title][$eq]=[1]`) always stays the text it is, as the reference compares it."""
 
 from __future__ import annotations
 
@@ -10,22 +13,44 @@ from typing import Any
 
 import orjson
 
+LOGICAL = ("$and", "$or", "$not")
 
-def _read(value: Any) -> Any:
-    if isinstance(value, str):
-        if value[:1] in ("{", "[") and value[-1:] in ("}", "]"):
-            try:
-                parsed = orjson.loads(value)
-            except orjson.JSONDecodeError:
-                return value
-            if isinstance(parsed, dict | list):
-                return parsed
+
+def _parsed(value: str, lists: bool) -> Any:
+    """The object (or, with `lists`, list) that `value` writes as JSON, else `value`."""
+    if value[:1] not in ("{", "[") or value[-1:] not in ("}", "]"):
         return value
-    if isinstance(value, dict):
-        return {k: _read(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_read(v) for v in value]
+    try:
+        parsed = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return value
+    if isinstance(parsed, dict) or (lists and isinstance(parsed, list)):
+        return parsed
     return value
+
+
+def _read(node: Any) -> Any:
+    """A filters object (field and logical members) with JSON-written members read."""
+    if isinstance(node, list):
+        return [_read(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if isinstance(key, str) and key.startswith("$"):
+            if key in LOGICAL:
+                if isinstance(value, str):
+                    value = _parsed(value, lists=True)
+                value = _read(value)
+            # an operator's value stays as given
+        elif isinstance(value, str):
+            value = _parsed(value, lists=False)
+            if isinstance(value, dict):
+                value = _read(value)
+        else:
+            value = _read(value)
+        out[key] = value
+    return out
 
 
 def with_json_filters(params: dict[str, Any]) -> dict[str, Any]:
