@@ -1,5 +1,5 @@
 """The database goes away under a served app and comes back: requests are answered 503
-`ServiceUnavailableError` with `Retry-After` (GraphQL: the error in its own shape), the
+`ServiceUnavailableError` with `Retry-After` (GraphQL: with the error in its own shape), the
 readiness probe says so, the log says it once when it starts and once when it ends, and
 requests succeed again afterwards. PostgreSQL is made unreachable through a TCP relay of
 the test's own that is stopped and started again (its own database, never the server
@@ -189,7 +189,8 @@ def test_postgres_unreachable_answers_503_and_recovers(tmp_path: Path) -> None:
                 _assert_unavailable(base)
             status, headers, body = _call("POST", base + "/api/tags", {"data": {"name": "x"}})
             assert status == 503 and body["error"]["name"] == "ServiceUnavailableError"
-            status, _, body = _call("POST", base + "/graphql", GRAPHQL)
+            status, headers, body = _call("POST", base + "/graphql", GRAPHQL)
+            assert status == 503 and headers.get("Retry-After") == "5"
             (error,) = body["errors"]
             assert error["extensions"]["error"]["name"] == "ServiceUnavailableError"
             assert body["data"] is None

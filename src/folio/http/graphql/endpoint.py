@@ -50,6 +50,7 @@ from folio.errors import (
     MethodNotAllowedError,
     NotFoundError,
     PolicyError,
+    ServiceUnavailableError,
 )
 from folio.errors import SyntaxError as SyntaxError_
 from folio.http.graphql import extend
@@ -567,7 +568,22 @@ class GraphQLEndpoint:
                 "(graphql.config.maxResponseBytes)",
                 "RESPONSE_TOO_LARGE",
             )
-        return Response(encoded, 200, media_type=JSON_TYPE)
+        outage = next(
+            (
+                e.original_error
+                for e in result.errors or ()
+                if isinstance(e.original_error, ServiceUnavailableError)
+            ),
+            None,
+        )
+        if outage is None:
+            return Response(encoded, 200, media_type=JSON_TYPE)
+        # the database is away: said with the status (and when to come back) that clients
+        # and proxies act on, the errors in the body as ever
+        response = Response(encoded, outage.status, media_type=JSON_TYPE)
+        if outage.retry_after is not None:
+            response.headers["Retry-After"] = str(outage.retry_after)
+        return response
 
     @staticmethod
     def _bad_request(message: str, code: str = "BAD_REQUEST") -> Response:
