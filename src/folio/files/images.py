@@ -4,10 +4,11 @@ when the original is larger than its size.
 Decoding is what costs memory: a 6,300 x 6,300 PNG of 154 KB takes 160 MB once decoded. So
 the formats are made from one decode of the original (a JPEG decoded at the smallest scale
 that still covers the largest format), the largest format first and the smaller ones from
-it; images are worked on by a pool of `FOLIO_IMAGE_WORKERS` threads (at most that many
-decoded at once, the others waiting their turn without holding a thread), off the event
-loop; and what a decode took is handed back to the system after (glibc keeps freed blocks
-of that size otherwise: six such images at once left the process 1.9 GB larger)."""
+it; images are worked on by a pool of `FOLIO_IMAGE_WORKERS` threads, off the event loop,
+and no more pixels at once than the pixel budget (`FOLIO_IMAGE_PIXELS`) allows, the others
+waiting their turn without holding a thread; and what a decode took is handed back to the
+system after (glibc keeps freed blocks of that size otherwise: six such images at once
+left the process 1.9 GB larger)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import ctypes.util
 import io
 import math
 import os
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -55,7 +57,83 @@ def image_workers() -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
+# decoded pixels worked on at once by default: one image of the default maximum size
+# (40 million pixels, 160 MB decoded as RGBA) at a time, smaller ones side by side
+PIXEL_BUDGET = 48_000_000
+
+
+def pixel_budget() -> int:
+    """Pixels decoded at once (`FOLIO_IMAGE_PIXELS`; by default PIXEL_BUDGET, less on a
+    machine whose available memory would not hold that many 16 times over)."""
+    raw = os.environ.get("FOLIO_IMAGE_PIXELS", "")
+    if raw.strip():
+        return max(1, int(raw))
+    available = _available_memory()
+    if available is None:
+        return PIXEL_BUDGET
+    return max(4_000_000, min(PIXEL_BUDGET, available // 16))
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+class PixelGate:
+    """Admits image work while the pixels being worked on stay within `budget`; work
+    larger than the budget runs alone. Waiting happens on the event loop, first come first
+    served."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.used = 0
+        self._waiting: list[tuple[int, asyncio.Future[None]]] = []
+
+    async def acquire(self, pixels: int) -> int:
+        """Waits for room for `pixels` and takes it; returns what to `release`."""
+        pixels = min(max(pixels, 0), self.budget)
+        if not self._waiting and self.used + pixels <= self.budget:
+            self.used += pixels
+            return pixels
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((pixels, turn))
+        try:
+            await turn
+        except BaseException:
+            if turn.done() and not turn.cancelled():
+                # admitted as it was cancelled: the room goes to the next in line
+                self.release(pixels)
+            else:
+                self._waiting.remove((pixels, turn))
+                self._admit()
+            raise
+        return pixels
+
+    def release(self, pixels: int) -> None:
+        self.used -= pixels
+        self._admit()
+
+    def _admit(self) -> None:
+        while self._waiting:
+            pixels, turn = self._waiting[0]
+            if self.used + pixels > self.budget and self.used > 0:
+                return
+            self._waiting.pop(0)
+            self.used += pixels
+            turn.set_result(None)
+
+
 _pool: ThreadPoolExecutor | None = None
+# one gate per event loop (a gate's waiters are futures of its loop)
+_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, PixelGate] = (
+    weakref.WeakKeyDictionary()
+)
 T = TypeVar("T")
 
 Source = bytes | Path
@@ -210,12 +288,27 @@ def inspect(
         _give_back()
 
 
-async def in_image_pool(work: Callable[[], T]) -> T:
-    """`work` on the image pool's threads, the event loop serving meanwhile."""
+def gate() -> PixelGate:
+    """The running event loop's pixel gate."""
+    loop = asyncio.get_running_loop()
+    found = _gates.get(loop)
+    if found is None:
+        found = _gates[loop] = PixelGate(pixel_budget())
+    return found
+
+
+async def in_image_pool(work: Callable[[], T], pixels: int = 0) -> T:
+    """`work` on the image pool's threads, once the pixel gate has room for the `pixels`
+    it decodes, the event loop serving meanwhile."""
     global _pool
     if _pool is None:
         _pool = ThreadPoolExecutor(image_workers(), thread_name_prefix="folio-image")
-    return await asyncio.get_running_loop().run_in_executor(_pool, work)
+    pixel_gate = gate()
+    taken = await pixel_gate.acquire(pixels)
+    try:
+        return await asyncio.get_running_loop().run_in_executor(_pool, work)
+    finally:
+        pixel_gate.release(taken)
 
 
 def _load_trim() -> Callable[[int], int] | None:

@@ -150,7 +150,9 @@ async def store(
     made: list[Any] = []
     if mime.startswith("image/"):
         source, formats_wanted = item.source, settings.responsive_formats
-        size, made = await in_image_pool(lambda: inspect(source, mime, formats_wanted))
+        dimensions = header_size(source) if formats_wanted else None
+        pixels = dimensions[0] * dimensions[1] if dimensions else 0
+        size, made = await in_image_pool(lambda: inspect(source, mime, formats_wanted), pixels)
     formats: dict[str, Any] | None = None
     if size is not None and settings.responsive_formats:
         for variant in made:
