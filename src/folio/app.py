@@ -23,6 +23,7 @@ from folio.config import Settings, load_settings
 from folio.content.accounts.tokens import TokenService
 from folio.content.accounts.users import UserService
 from folio.content.documents import DocumentService
+from folio.content.files import FileService
 from folio.content.sql.layout import build_layout
 from folio.content.sql.sharing import sync_sharing
 from folio.errors import ConfigError
@@ -47,6 +48,7 @@ class Folio:
         self.registry = registry
         self.db = db
         self.documents = DocumentService(registry, db, settings)
+        self.files = FileService(self.documents)
         self.auth_settings = auth = load_auth_settings(settings)
         self.actions = catalogue(registry)
         self.roles = RoleTable(settings.app_dir, self.actions)

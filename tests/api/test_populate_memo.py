@@ -241,7 +241,7 @@ def test_a_shut_page_reads_nothing(api: Api) -> None:
     documents = api.folio.documents
     ct = api.folio.registry.content_types["api::article.article"]
     parsed = documents.parser.parse(ct, {"filters": {"title": {"$containsi": "art"}}}, OPEN)
-    reads = documents.reads
+    reads = documents._reads
     plan = reads.reader(ct).find_statements(parsed, "en", True)
 
     async def explain() -> list[str]:

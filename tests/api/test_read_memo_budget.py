@@ -24,7 +24,7 @@ def test_pages_of_long_rows_keep_the_memo_within_its_budget(
     monkeypatch.setenv("FOLIO_READ_MEMO_MB", str(BUDGET_MB))
     budget = BUDGET_MB * 1024 * 1024
     for api in make_api(app_dir, database_url(backend, app_dir)):
-        memo = api.folio.documents.reads.populator.memo
+        memo = api.folio.documents._reads.populator.memo
         assert memo is not None and memo.budget == budget
         for i in range(PAGE):
             # each sixth row short: a sample of eight rows of a 48-row page saw only those

@@ -181,7 +181,7 @@ def test_sqlite_reads_through_the_covering_and_sort_indexes(app_dir: Path) -> No
         ct = folio.registry.by_route["articles"]
         query = "filters[title][$containsi]=ab&sort=publishDate:desc"
         spec = folio.documents.query(ct, parse_qs(query), OPEN)
-        plan = folio.documents.reads.reader(ct).find_statements(spec)
+        plan = folio.documents._reads.reader(ct).find_statements(spec)
     names = index_names(url, "articles")
     [scan] = [n for n in names if n.startswith("articles_scan_")]
     assert len([n for n in names if n.startswith("articles_sort_")]) >= 3

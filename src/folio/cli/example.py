@@ -17,7 +17,6 @@ from typing import Any
 from folio.app import Folio
 from folio.auth.principal import OPEN
 from folio.files.uploads import Incoming, UploadSettings, check, store
-from folio.schema.builtins import FILE_UID
 
 CATEGORIES = [
     ("News", "What happened, and what is coming."),
@@ -107,8 +106,7 @@ async def _upload_cover(folio: Folio) -> int:
     mime = check(item, settings)
     info = {"alternativeText": "A gradient with a yellow band", "caption": "Welcome"}
     record, _ = await store(item, mime, info, folio.storage, settings)
-    file_type = folio.registry.content_types[FILE_UID]
-    [doc] = await folio.documents.writes.create_many(file_type, [record], None)
+    [doc] = await folio.files.create([record])
     return int(doc["id"])
 
 

@@ -1,17 +1,28 @@
 """The document API every front-end calls: find, findOne, count, create, update, publish,
-delete.
+delete; and the one door to stored data.
 
 It owns the rules a front-end must not repeat: the status and locale defaults, who may read
 drafts, which relations a caller may filter, sort or populate through, the field selection
 of write answers, pagination meta and the parsed-query cache. A front-end translates its
 syntax into read parameters in the REST spelling (`filters`, `sort`, `pagination`,
-`fields`, `populate`, `locale`, `status`) and formats the answer in its envelope."""
+`fields`, `populate`, `locale`, `status`) and formats the answer in its envelope.
+
+Only this service, and the services in `content/` built on it (files: `content/files.py`;
+users and API tokens: `content/accounts/`), read and write. Its planner (`_reads`,
+`_writes`, in `content/sql/`) is private: front-ends, the CLI and an app's code call the
+methods below (tests/unit/test_layers.py refuses any other module that reaches for them).
+Besides the principal-facing methods, trusted services use the `*_record(s)` methods
+(no parameters to parse, no principal to check) and `write_program` (their own statements).
+
+Every committed write, of any kind, returns through `_committed` once its transaction has
+committed (never for a write that failed): that step is where notifications of committed
+writes (events, webhooks) attach."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from folio.auth.principal import Principal
 from folio.caches import BoundedCache, weigh
@@ -49,6 +60,8 @@ from folio.store.program import Program
 # parsed queries kept (per distinct parameters and caller visibility)
 QUERY_CACHE = 1024
 QUERY_CACHE_BYTES = 32 * 1024 * 1024
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -124,20 +137,20 @@ class QueryParser:
 class DocumentService:
     def __init__(self, registry: Registry, db: Database, settings: Settings) -> None:
         self.registry = registry
-        self.db = db
+        self._db = db
         self.dialect = db.dialect
         self.default_locale = settings.default_locale
         self.locales = Locales(settings.default_locale, frozenset(settings.locale_codes))
         self.limits = Limits(
             settings.rest_default_limit, settings.rest_max_limit, settings.rest_with_count
         )
-        self.reads = Reads(registry, db, settings.default_locale)
-        self.writes = Writes(self.reads)
-        self.writes.write_limits = WriteLimits(
+        self._reads = Reads(registry, db, settings.default_locale)
+        self._writes = Writes(self._reads)
+        self._writes.write_limits = WriteLimits(
             settings.max_components, settings.max_relation_entries
         )
         read_limits = ReadLimits.configured(settings.rest_read_limits)
-        self.reads.populator.max_entries = read_limits.populated_entries
+        self._reads.populator.max_entries = read_limits.populated_entries
         self.parser = QueryParser(registry, self.locales, self.limits, read_limits)
         self._queries: BoundedCache[Query] = BoundedCache(QUERY_CACHE, QUERY_CACHE_BYTES)
 
@@ -186,7 +199,7 @@ class DocumentService:
     ) -> Page:
         query = self.query(ct, params, principal, limits=limits, key=key)
         self._check_drafts(ct, query, principal)
-        docs, total = await self.reads.find(ct, query)
+        docs, total = await self._reads.find(ct, query)
         return Page(docs, total, query.pagination)
 
     async def count(
@@ -199,7 +212,7 @@ class DocumentService:
     ) -> int:
         query = self.query(ct, params, principal, key=key)
         self._check_drafts(ct, query, principal)
-        return await self.reads.count(ct, query)
+        return await self._reads.count(ct, query)
 
     async def find_one(
         self,
@@ -214,7 +227,7 @@ class DocumentService:
         None), or None."""
         query = self.query(ct, params, principal, find=False, key=key)
         self._check_drafts(ct, query, principal)
-        return await self.reads.find_one(ct, document_id or "", query)
+        return await self._reads.find_one(ct, document_id or "", query)
 
     async def populate(
         self,
@@ -241,9 +254,9 @@ class DocumentService:
         )
 
         def program() -> Program:
-            yield from self.reads.populator.load(schema, docs, entries, ctx)
+            yield from self._reads.populator.load(schema, docs, entries, ctx)
 
-        await self.db.read(program())
+        await self._db.read(program())
 
     # ------------------------------------------------------------------ writes
     async def create(
@@ -263,8 +276,8 @@ class DocumentService:
         locale = parse_locale(
             ct, raw if raw not in (None, "") else data.get("locale"), self.locales
         )
-        doc = await self.writes.create(ct, data, locale=locale, status=query.status, read=query)
-        return pick(doc, query)
+        doc = await self._writes.create(ct, data, locale=locale, status=query.status, read=query)
+        return pick(self._committed("create", ct, doc), query)
 
     async def update(
         self,
@@ -294,7 +307,7 @@ class DocumentService:
                     ]
                 },
             )
-        doc = await self.writes.update(
+        doc = await self._writes.update(
             ct,
             document_id,
             data,
@@ -302,7 +315,7 @@ class DocumentService:
             status=query.status,
             read=query,
         )
-        return pick(doc, query)
+        return pick(self._committed("update", ct, doc), query)
 
     async def publish(
         self,
@@ -316,8 +329,8 @@ class DocumentService:
         if not ct.draft_and_publish:
             raise ValidationError(f"{ct.singular} does not have draft and publish")
         query = self.query(ct, params, principal, find=False)
-        doc = await self.writes.publish(ct, document_id, locale=query.locale, read=query)
-        return pick(doc, query)
+        doc = await self._writes.publish(ct, document_id, locale=query.locale, read=query)
+        return pick(self._committed("publish", ct, doc), query)
 
     async def delete(
         self,
@@ -330,18 +343,112 @@ class DocumentService:
         locale = None
         if params.get("locale") not in (None, ""):
             locale = parse_locale(ct, params.get("locale"), self.locales)
-        await self.writes.delete(ct, document_id, locale=locale)
+        await self._writes.delete(ct, document_id, locale=locale)
+        self._committed("delete", ct, document_id)
 
     async def locale_content(self, locale: str) -> dict[str, int]:
         """How many rows (versions) each localized type holds in `locale`."""
         types = [ct for ct in self.registry.content_types.values() if ct.localized]
-        return await self.reads.count_locale(types, locale)
+        return await self._reads.count_locale(types, locale)
 
     async def delete_locale(self, locale: str) -> dict[str, int]:
         """Deletes every version in `locale` of every localized document, in one
         transaction (what removing a locale with `--force` does)."""
         types = [ct for ct in self.registry.content_types.values() if ct.localized]
-        return await self.writes.delete_locale(types, locale)
+        counts = await self._writes.delete_locale(types, locale)
+        for ct in types:
+            if counts.get(ct.uid):
+                self._committed("delete", ct, {"locale": locale, "rows": counts[ct.uid]})
+        return counts
+
+    # ------------------------------------------------------------------ services' records
+    # What the services built on this one (files, users, API tokens) read and write: rows
+    # addressed by their numeric id, queries they make themselves, values they have checked.
+    async def find_records(self, ct: ContentType, query: Query) -> tuple[list[dict[str, Any]], int]:
+        """The documents `query` (made by `query()` or by the service) reads, and the total
+        (-1 when not counted); no draft rule applied."""
+        return await self._reads.find(ct, query)
+
+    async def find_record(
+        self, ct: ContentType, row_id: int, query: Query | None = None
+    ) -> dict[str, Any] | None:
+        """The version stored in row `row_id`, or None."""
+        return await self._reads.find_by_id(ct, row_id, query or Query())
+
+    async def document_id_of(self, ct: ContentType, row_id: int) -> str | None:
+        """The documentId of the version in row `row_id`, or None."""
+        return await self._reads.document_id_of(ct, row_id)
+
+    async def file_links(self, file_id: int) -> list[tuple[str, int]]:
+        """The (type uid, row id) of the versions file `file_id` is attached to."""
+        return await self._reads.file_links(file_id)
+
+    async def create_record(
+        self,
+        ct: ContentType,
+        values: dict[str, Any],
+        *,
+        read: Query | None = None,
+        check: Callable[[], Program] | None = None,
+    ) -> dict[str, Any]:
+        """A new (published) document from `values`. `check`: a program run first in the
+        write's transaction (what it raises fails the write)."""
+        doc = await self._writes.create(ct, values, read=read, check=check)
+        return self._committed("create", ct, doc)
+
+    async def create_records(
+        self,
+        ct: ContentType,
+        records: list[dict[str, Any]],
+        attach: tuple[ContentType, str, str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Several documents in one transaction, optionally attached to the media field
+        `attach` = (type, documentId or id, field) of an entry in the same transaction."""
+        docs = await self._writes.create_many(ct, records, attach)
+        for doc in docs:
+            self._committed("create", ct, doc)
+        if attach is not None:
+            self._committed("update", attach[0], attach[1])
+        return docs
+
+    async def update_record(
+        self,
+        ct: ContentType,
+        document_id: str,
+        values: dict[str, Any],
+        *,
+        read: Query | None = None,
+        check: Callable[[], Program] | None = None,
+    ) -> dict[str, Any]:
+        """A partial update of a document (of its published version); `check`: as for
+        `create_record`."""
+        doc = await self._writes.update(ct, document_id, values, read=read, check=check)
+        return self._committed("update", ct, doc)
+
+    async def delete_record(self, ct: ContentType, document_id: str) -> None:
+        """Deletes every version of a document."""
+        await self._writes.delete(ct, document_id)
+        self._committed("delete", ct, document_id)
+
+    async def read_program(self, program: Program) -> Any:
+        """Runs a service's own read statements (`content/sql/accounts.py`)."""
+        return await self._db.read(program)
+
+    async def write_program(
+        self, ct: ContentType, action: str, program: Program | Callable[[], Program]
+    ) -> Any:
+        """Runs a service's own statements on `ct`'s table (a user's password, a token's
+        last use) in one transaction; its result once committed."""
+        return self._committed(action, ct, await self._db.write(program))
+
+    def _committed(self, action: str, ct: ContentType, result: T) -> T:
+        """The step every committed write of this service returns through, once its
+        transaction has committed: `action` (create, update, publish, delete, or a
+        service's own) on documents of `ct`; `result` is the write's answer (a document,
+        a documentId, the locale and rows a locale's removal took, or what a service's
+        program returned), handed back unchanged.
+        Notifications of committed writes attach here; nothing listens yet."""
+        return result
 
 
 def pick(doc: dict[str, Any], query: Query) -> dict[str, Any]:

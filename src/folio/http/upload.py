@@ -17,7 +17,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from folio.auth.principal import OPEN, Principal
-from folio.content.query import Query
 from folio.errors import (
     FieldError,
     NotFoundError,
@@ -170,7 +169,7 @@ class UploadEndpoints:
                 record, keys = await store(item, mime, info, self.provider, self.settings)
                 stored.extend(keys)
                 records.append(record)
-            docs = await self.folio.documents.writes.create_many(self.file_type, records, link)
+            docs = await self.folio.files.create(records, link)
         except BaseException:
             for key in stored:
                 await self.provider.delete(key)
@@ -197,9 +196,7 @@ class UploadEndpoints:
             kept = {k: doc[k] for k in ("alternativeText", "caption")}
             values = {**record, "formats": record["formats"] or {}, **kept, **values}
         try:
-            updated = await self.folio.documents.writes.update(
-                self.file_type, str(doc["documentId"]), values
-            )
+            updated = await self.folio.files.update(str(doc["documentId"]), values)
         except BaseException:
             for key in stored:
                 if key not in old_keys:
@@ -242,9 +239,7 @@ async def _file_record(folio: Folio, raw_id: str, missing: str = "file.notFound"
     the reference's message)."""
     doc = None
     if raw_id.isdecimal():
-        doc = await folio.documents.reads.find_by_id(
-            folio.registry.content_types[FILE_UID], int(raw_id), Query()
-        )
+        doc = await folio.files.get(int(raw_id))
     if doc is None:
         raise NotFoundError(missing)
     return doc
@@ -253,9 +248,7 @@ async def _file_record(folio: Folio, raw_id: str, missing: str = "file.notFound"
 async def delete_file(folio: Folio, raw_id: str) -> dict[str, Any]:
     """Deletes a file record and its stored bytes (every format); the record as it was."""
     doc = await _file_record(folio, raw_id)
-    await folio.documents.writes.delete(
-        folio.registry.content_types[FILE_UID], str(doc["documentId"])
-    )
+    await folio.files.delete(str(doc["documentId"]))
     for key in keys_of(orjson.loads(orjson.dumps(doc))):
         await folio.storage.delete(key)
     return doc
@@ -266,9 +259,7 @@ async def update_file_info(folio: Folio, raw_id: str, info: dict[str, Any]) -> d
     doc = await _file_record(folio, raw_id)
     [given] = _infos([orjson.dumps(info).decode()], 1, strict=False)
     values = {k: v for k, v in given.items() if k != "folder"}
-    return await folio.documents.writes.update(
-        folio.registry.content_types[FILE_UID], str(doc["documentId"]), values
-    )
+    return await folio.files.update(str(doc["documentId"]), values)
 
 
 def _incoming(part: FilePart) -> Incoming:

@@ -25,7 +25,6 @@ from folio.errors import (
 )
 from folio.http.responses import error_response, json_response
 from folio.http.rest.content import query_params, read_json
-from folio.schema.builtins import ROLE_UID
 
 if TYPE_CHECKING:
     from folio.app import Folio
@@ -220,8 +219,7 @@ class UserEndpoints:
         size = _natural(limit, "limit")
         spec.pagination.limit = 1_000_000 if size is None or size < 0 else size
         spec.pagination.with_count = False
-        docs, _ = await f.documents.reads.find(self.users.ct, spec)
-        return json_response(docs)
+        return json_response(await self.users.find(spec))
 
     async def count(self, request: Request, principal: Principal) -> Response:
         f = self.folio
@@ -254,12 +252,7 @@ class UserEndpoints:
 
     # ------------------------------------------------------------------ roles
     async def roles(self, request: Request, principal: Principal) -> Response:
-        f = self.folio
-        ct = f.registry.content_types[ROLE_UID]
-        spec = Query()
-        spec.pagination.mode = "offset"
-        spec.pagination.limit = 10_000
-        docs, _ = await f.documents.reads.find(ct, spec)
+        docs = await self.users.list_roles()
         counts = await self.users.role_counts()
         for doc in docs:
             doc.pop("publishedAt", None)
@@ -267,13 +260,11 @@ class UserEndpoints:
         return json_response({"roles": docs})
 
     async def role(self, request: Request, principal: Principal) -> Response:
-        f = self.folio
-        ct = f.registry.content_types[ROLE_UID]
         raw = request.path_params["id"]
-        doc = await f.documents.reads.find_by_id(ct, int(raw), Query()) if raw.isdecimal() else None
+        doc = await self.users.get_role(int(raw)) if raw.isdecimal() else None
         if doc is None:
             raise NotFoundError()
         doc.pop("publishedAt", None)
-        declared = f.roles.get(str(doc.get("type")))
+        declared = self.folio.roles.get(str(doc.get("type")))
         doc["permissions"] = sorted(declared.permissions) if declared else []
         return json_response({"role": doc})

@@ -50,7 +50,6 @@ class TokenService:
         # (AccessControl subscribes, to drop what it cached for the old token)
         self.on_change: list[Callable[[], None]] = []
         self.sql = TokenStatements(documents.registry, documents.dialect)
-        self.db = documents.db
 
     def _changed(self) -> None:
         for listener in self.on_change:
@@ -154,7 +153,7 @@ class TokenService:
         if name is None:
             return
 
-        if await self.db.read(self.sql.name_taken(name, token_id)):
+        if await self.documents.read_program(self.sql.name_taken(name, token_id)):
             raise ApplicationError("Name already taken")
 
     # ------------------------------------------------------------------ writes
@@ -164,12 +163,12 @@ class TokenService:
         await self._name_taken(values.get("name"), None)
         access_key = secrets.token_hex(128)
         values["accessKey"] = self.digest(access_key)
-        doc = self.public(await self.documents.writes.create(self.ct, values))
+        doc = self.public(await self.documents.create_record(self.ct, values))
         doc["accessKey"] = access_key
         return doc
 
     async def _document_id(self, token_id: int) -> str:
-        document_id = await self.documents.reads.document_id_of(self.ct, token_id)
+        document_id = await self.documents.document_id_of(self.ct, token_id)
         if document_id is None:
             raise NotFoundError("API Token not found")
         return document_id
@@ -178,14 +177,14 @@ class TokenService:
         stored = await self._stored(token_id)
         values = self._check(data, self.public(stored))
         await self._name_taken(values.get("name"), token_id)
-        doc = await self.documents.writes.update(self.ct, stored["documentId"], values)
+        doc = await self.documents.update_record(self.ct, stored["documentId"], values)
         self._changed()
         return self.public(doc)
 
     async def regenerate(self, token_id: int) -> dict[str, Any]:
         document_id = await self._document_id(token_id)
         access_key = secrets.token_hex(128)
-        await self.documents.writes.update(
+        await self.documents.update_record(
             self.ct, document_id, {"accessKey": self.digest(access_key)}
         )
         self._changed()
@@ -193,10 +192,10 @@ class TokenService:
 
     async def revoke(self, token_id: int) -> dict[str, Any] | None:
         """Deletes a token; None when there was none (the reference answers `null`)."""
-        doc = await self.documents.reads.find_by_id(self.ct, token_id, Query())
+        doc = await self.documents.find_record(self.ct, token_id)
         if doc is None:
             return None
-        await self.documents.writes.delete(self.ct, doc["documentId"])
+        await self.documents.delete_record(self.ct, doc["documentId"])
         self._changed()
         return self.public(doc)
 
@@ -205,11 +204,11 @@ class TokenService:
         spec = Query()
         spec.pagination.mode = "offset"
         spec.pagination.limit = 1_000_000
-        docs, _ = await self.documents.reads.find(self.ct, spec)
+        docs, _ = await self.documents.find_records(self.ct, spec)
         return [self.public(d) for d in sorted(docs, key=lambda d: int(d["id"]))]
 
     async def _stored(self, token_id: int) -> dict[str, Any]:
-        doc = await self.documents.reads.find_by_id(self.ct, token_id, Query())
+        doc = await self.documents.find_record(self.ct, token_id)
         if doc is None:
             raise NotFoundError("API Token not found")
         return doc
@@ -221,7 +220,7 @@ class TokenService:
         """The token whose key this is; the stored digest is compared in constant time."""
         digest = self.digest(access_key)
 
-        row = await self.db.read(self.sql.lookup(digest))
+        row = await self.documents.read_program(self.sql.lookup(digest))
         if row is None or not hmac.compare_digest(str(row[6]), digest):
             return None
         permissions = row[3]
@@ -240,4 +239,4 @@ class TokenService:
         """Records a use (the caller throttles this to about once a minute per token)."""
         at = self.ct.attributes["lastUsedAt"].kind.to_db(now_utc(), self.documents.dialect)
 
-        await self.db.write(self.sql.touch(token_id, at))
+        await self.documents.write_program(self.ct, "update", self.sql.touch(token_id, at))

@@ -145,16 +145,15 @@ class UserService:
         self.ct: ContentType = registry.content_types[USER_UID]
         self.role_ct: ContentType = registry.content_types[ROLE_UID]
         self.sql = UserStatements(registry, documents.dialect)
-        self.db = documents.db
         self._role_ids: dict[str, str] = {}
 
     # ------------------------------------------------------------------ roles
     async def sync_roles(self) -> None:
         """Makes sure every declared role has its row (users link to it)."""
-        existing: dict[str, str] = await self.db.read(self.sql.role_ids())
+        existing: dict[str, str] = await self.documents.read_program(self.sql.role_ids())
         for type_, role in self.roles.roles.items():
             if type_ not in existing:
-                doc = await self.documents.writes.create(
+                doc = await self.documents.create_record(
                     self.role_ct,
                     {"name": role.name, "description": role.description, "type": type_},
                 )
@@ -171,8 +170,19 @@ class UserService:
 
     async def role_counts(self) -> dict[str, int]:
         """Users per role document id."""
-        result: dict[str, int] = await self.db.read(self.sql.role_counts())
+        result: dict[str, int] = await self.documents.read_program(self.sql.role_counts())
         return result
+
+    async def list_roles(self) -> list[dict[str, Any]]:
+        """Every role document (the roles a role table declares have one each)."""
+        spec = Query()
+        spec.pagination.mode = "offset"
+        spec.pagination.limit = 10_000
+        docs, _ = await self.documents.find_records(self.role_ct, spec)
+        return docs
+
+    async def get_role(self, role_id: int) -> dict[str, Any] | None:
+        return await self.documents.find_record(self.role_ct, role_id)
 
     @property
     def email_confirmation(self) -> bool:
@@ -181,20 +191,25 @@ class UserService:
 
     # ------------------------------------------------------------------ reads
     async def auth(self, user_id: int) -> UserAuth | None:
-        row = await self.db.read(self.sql.auth(user_id))
+        row = await self.documents.read_program(self.sql.auth(user_id))
         if row is None:
             return None
         return UserAuth(int(row[0]), bool(row[1]), bool(row[2]), row[3])
 
     async def get(self, user_id: int, spec: Query | None = None) -> dict[str, Any] | None:
-        return await self.documents.reads.find_by_id(self.ct, user_id, spec or Query())
+        return await self.documents.find_record(self.ct, user_id, spec)
+
+    async def find(self, spec: Query) -> list[dict[str, Any]]:
+        """The users `spec` (made by `DocumentService.query`) reads, not counted."""
+        docs, _ = await self.documents.find_records(self.ct, spec)
+        return docs
 
     async def list_ids(self) -> list[int]:
-        ids: list[int] = await self.db.read(self.sql.ids())
+        ids: list[int] = await self.documents.read_program(self.sql.ids())
         return ids
 
     async def document_id(self, user_id: int) -> str:
-        document_id = await self.documents.reads.document_id_of(self.ct, user_id)
+        document_id = await self.documents.document_id_of(self.ct, user_id)
         if document_id is None:
             raise NotFoundError("User not found")
         return document_id
@@ -215,7 +230,7 @@ class UserService:
             values["role"] = await self.role_document_id(role or self.settings.default_role)
         values = await self._prepare(values, None, taken)
         check = self._claim(values, None, taken)
-        return await self.documents.writes.create(self.ct, values, read=read, check=check)
+        return await self.documents.create_record(self.ct, values, read=read, check=check)
 
     async def update(
         self, user_id: int, data: dict[str, Any], read: Query | None = None
@@ -223,7 +238,7 @@ class UserService:
         document_id = await self.document_id(user_id)
         values = await self._prepare(data, user_id)
         check = self._claim(values, user_id)
-        doc = await self.documents.writes.update(
+        doc = await self.documents.update_record(
             self.ct, document_id, values, read=read, check=check
         )
         self._changed()
@@ -248,7 +263,7 @@ class UserService:
         doc = await self.get(user_id)
         if doc is None:
             raise NotFoundError()
-        await self.documents.writes.delete(self.ct, doc["documentId"])
+        await self.documents.delete_record(self.ct, doc["documentId"])
         self._changed()
         return doc
 
@@ -273,7 +288,9 @@ class UserService:
         the write checks again in its transaction (`_claim`), where it holds."""
         mail, name = _identity(email, username)
         if mail is not None or name is not None:
-            _refuse_clashes(await self.db.read(self.sql.clashes(mail, name, user_id)), message)
+            _refuse_clashes(
+                await self.documents.read_program(self.sql.clashes(mail, name, user_id)), message
+            )
 
     def _claim(
         self, values: dict[str, Any], user_id: int | None, message: str | None = None
@@ -336,7 +353,7 @@ class UserService:
             raise validation_failed(errors)
         assert isinstance(identifier, str) and isinstance(password, str)
 
-        row = await self.db.read(self.sql.credentials(identifier))
+        row = await self.documents.read_program(self.sql.credentials(identifier))
         stored = str(row[1]) if row is not None and row[1] else None
         # the hash is checked even for an unknown identifier: the same time and message
         valid = await asyncio.to_thread(verify_password, password, stored)
@@ -386,7 +403,9 @@ class UserService:
         token = secrets.token_hex(64)
 
         # the same answer whether or not the address is known (no user enumeration)
-        if await self.db.write(self.sql.set_reset_code(email.lower(), token)):
+        if await self.documents.write_program(
+            self.ct, "update", self.sql.set_reset_code(email.lower(), token)
+        ):
             url = self.settings.reset_password_url
             link = f"{url}?code={token}" if url else token
             await self.mailer.send(
@@ -410,7 +429,7 @@ class UserService:
         if errors:
             raise validation_failed(errors)
 
-        row = await self.db.read(self.sql.by_reset_code(code))
+        row = await self.documents.read_program(self.sql.by_reset_code(code))
         if row is None or not hmac.compare_digest(str(row[1]), code):
             raise ValidationError("Incorrect code provided")
         rules: list[FieldError] = []
@@ -427,7 +446,7 @@ class UserService:
         if not isinstance(token, str) or not token:
             raise ValidationError("confirmation is a required field")
 
-        user_id = await self.db.write(self.sql.confirm(token))
+        user_id = await self.documents.write_program(self.ct, "update", self.sql.confirm(token))
         if user_id is None:
             raise ValidationError("Invalid token")
         return int(user_id)
@@ -440,7 +459,9 @@ class UserService:
             raise validation_failed(errors)
         token = secrets.token_hex(20)
 
-        if await self.db.write(self.sql.set_confirmation(email.lower(), token)):
+        if await self.documents.write_program(
+            self.ct, "update", self.sql.set_confirmation(email.lower(), token)
+        ):
             await self._send_confirmation(email.lower(), token)
         return {"email": email.lower(), "sent": True}
 
@@ -452,10 +473,12 @@ class UserService:
         )
 
     async def _stored_password(self, user_id: int) -> str | None:
-        stored = await self.db.read(self.sql.password(user_id))
+        stored = await self.documents.read_program(self.sql.password(user_id))
         return str(stored) if stored else None
 
     async def _set_password(self, user_id: int, password: str, clear_reset: bool = False) -> None:
         hashed: HashedPassword = await asyncio.to_thread(hash_password, password)
-        await self.db.write(self.sql.set_password(user_id, str(hashed), clear_reset))
+        await self.documents.write_program(
+            self.ct, "update", self.sql.set_password(user_id, str(hashed), clear_reset)
+        )
         self._changed()

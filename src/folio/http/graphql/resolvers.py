@@ -16,7 +16,7 @@ from starlette.requests import Request
 from folio.auth.principal import OPEN, Principal
 from folio.caches import BoundedCache, weigh
 from folio.content.params import Limits, parse_pagination
-from folio.content.query import Pagination, Query
+from folio.content.query import Pagination
 from folio.errors import (
     ApplicationError,
     NotFoundError,
@@ -529,16 +529,11 @@ class Resolvers:
         ctx: Context = info.context
         if "id" not in parent:
             return []
-        out: list[dict[str, Any]] = []
-        for uid, row_id in await self.documents.reads.file_links(int(parent["id"])):
-            ct = self.folio.registry.content_types.get(uid)
-            if ct is None or uid not in self.type_names or not ctx.principal.can_find(uid):
-                continue
-            doc = await self.documents.reads.find_by_id(ct, row_id, Query())
-            # a document with drafts is listed once, by its published version
-            if doc is not None and not (ct.draft_and_publish and doc.get("publishedAt") is None):
-                out.append({**doc, "__type": uid})
-        return out
+        related = await self.folio.files.related(
+            int(parent["id"]),
+            lambda uid: uid in self.type_names and ctx.principal.can_find(uid),
+        )
+        return [{**doc, "__type": uid} for uid, doc in related]
 
     # ------------------------------------------------------------------ locales
     async def locale(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:

@@ -1,0 +1,56 @@
+"""File records: the documents of the media library (`plugin::upload.file`), read and
+written through the document service, for the upload routes, GraphQL and the CLI.
+
+It owns the records only; the bytes are the upload provider's (`folio.files`), stored
+before a record is created and removed by the caller once its record is gone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from folio.content.documents import DocumentService
+from folio.schema.builtins import FILE_UID
+from folio.schema.model import ContentType
+
+
+class FileService:
+    def __init__(self, documents: DocumentService) -> None:
+        self.documents = documents
+        self.ct: ContentType = documents.registry.content_types[FILE_UID]
+
+    async def get(self, file_id: int) -> dict[str, Any] | None:
+        """The record with numeric id `file_id`, or None."""
+        return await self.documents.find_record(self.ct, file_id)
+
+    async def create(
+        self,
+        records: list[dict[str, Any]],
+        attach: tuple[ContentType, str, str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Records for files already stored, in one transaction; `attach` = (type,
+        documentId or id, media field) links them to that entry's field in it too."""
+        return await self.documents.create_records(self.ct, records, attach)
+
+    async def update(self, document_id: str, values: dict[str, Any]) -> dict[str, Any]:
+        """A partial update of a record (its information, or what new bytes changed)."""
+        return await self.documents.update_record(self.ct, document_id, values)
+
+    async def delete(self, document_id: str) -> None:
+        """Deletes a record (its links to entries go with it)."""
+        await self.documents.delete_record(self.ct, document_id)
+
+    async def related(
+        self, file_id: int, visible: Callable[[str], bool]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """The (type uid, document) of the entries file `file_id` is attached to, of the
+        types `visible` accepts; a document with drafts once, by its published version."""
+        out: list[tuple[str, dict[str, Any]]] = []
+        for uid, row_id in await self.documents.file_links(file_id):
+            ct = self.documents.registry.content_types.get(uid)
+            if ct is None or not visible(uid):
+                continue
+            doc = await self.documents.find_record(ct, row_id)
+            if doc is not None and not (ct.draft_and_publish and doc.get("publishedAt") is None):
+                out.append((uid, doc))
+        return out
