@@ -9,7 +9,9 @@
                  config  errors
 
 Front-ends reach data through `content`, never `store`; `store` knows tables, not models;
-`auth` knows the models' names (permissions are named after them) but no document or SQL."""
+`auth` knows the models' names (permissions are named after them) but no document or SQL.
+Within `content`, the document service is the one door: its planner (`_reads`, `_writes`)
+is reached from `content` only, never by front-ends, the CLI or the app container."""
 
 from __future__ import annotations
 
@@ -122,3 +124,46 @@ def test_sql_is_written_only_in_the_store_and_the_planner() -> None:
 def test_the_sql_rule_sees_statements() -> None:
     tree = ast.parse('x = f\'SELECT a FROM "{t}" WHERE b = ?\'\ny = "UPDATE t SET a = 1"')
     assert all(SQL_STATEMENT.search(text) for text in _texts(tree))
+
+
+# the document service's planner, reached only from inside `content` (documents.py)
+PLANNER_ATTRIBUTES = frozenset({"reads", "writes", "_reads", "_writes"})
+
+
+def _reaches_planner(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in PLANNER_ATTRIBUTES
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("getattr", "setattr", "hasattr")
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Constant)
+        and node.args[1].value in PLANNER_ATTRIBUTES
+    )
+
+
+def _planner_accesses(tree: ast.Module) -> list[int]:
+    """Lines that reach a planner attribute: `x.reads`, `x._writes`, `getattr(x, "_reads")`."""
+    return sorted(
+        {n.lineno for n in ast.walk(tree) if isinstance(n, ast.expr) and _reaches_planner(n)}
+    )
+
+
+def test_only_content_reaches_the_document_services_planner() -> None:
+    problems = []
+    for rel, own, tree in _modules():
+        if own == "content":
+            continue
+        problems += [f"{rel}:{line}" for line in _planner_accesses(tree)]
+    assert problems == []
+
+
+def test_the_planner_rule_sees_reaching_around_the_service() -> None:
+    tree = ast.parse(
+        "a = folio.documents.reads.find(ct, q)\n"
+        "b = await self.documents._writes.create(ct, v)\n"
+        "c = getattr(folio.documents, '_reads')\n"
+        "d = folio.documents.find(ct, params, principal)\n"
+    )
+    assert _planner_accesses(tree) == [1, 2, 3]
