@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -211,6 +212,16 @@ def test_a_query_string_of_more_than_a_thousand_parameters_is_refused(titled: Ap
     query = "&".join(f"filters[title][$in]=a{i}" for i in range(999))
     r = titled.get(f"/api/articles?{query}&sort=title")
     assert [a["title"] for a in r.json()["data"]] == ["a0", "a1", "a2"]
+
+
+def test_nested_lists_count_as_groups(titled: Api) -> None:
+    # a filter written as JSON (as OpenAPI clients write deep objects) may nest lists
+    def lists(levels: int) -> str:
+        return "[" * levels + '{"title": {"$eq": "a1"}}' + "]" * levels
+
+    r = titled.get(f"/api/articles?filters[$not]={quote(lists(18))}&sort=title")
+    assert [a["title"] for a in r.json()["data"]] == ["a0", "a2"]
+    _limit(titled.get(f"/api/articles?filters[$not]={quote(lists(20))}"), "maxFilterDepth", 20)
 
 
 def test_deep_brackets_are_one_literal_key(titled: Api) -> None:

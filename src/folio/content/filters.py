@@ -116,7 +116,9 @@ class FilterParser:
         if raw is None or raw == "":
             return None
         if isinstance(raw, list):
-            kept = [c for item in raw if (c := self._parse(schema, item, path, depth)) is not None]
+            # a list is a group of its members (`$and`), nested as deep as one
+            inner = self._deeper(depth)
+            kept = [c for item in raw if (c := self._parse(schema, item, path, inner)) is not None]
             return Group("AND", kept) if kept else None
         if not isinstance(raw, dict):
             if not path:
