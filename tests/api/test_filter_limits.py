@@ -224,6 +224,13 @@ def test_nested_lists_count_as_groups(titled: Api) -> None:
     _limit(titled.get(f"/api/articles?filters[$not]={quote(lists(20))}"), "maxFilterDepth", 20)
 
 
+def test_deeply_nested_json_filters_are_refused_naming_the_limit(titled: Api) -> None:
+    lists = "[" * 500 + '{"title": {"$eq": "a1"}}' + "]" * 500
+    _limit(titled.get(f"/api/articles?filters[$or]={quote(lists)}"), "maxFilterDepth", 20)
+    nots = '{"$not": ' * 1000 + '{"title": {"$eq": "a1"}}' + "}" * 1000
+    _limit(titled.get(f"/api/articles?filters[$not]={quote(nots)}"), "maxFilterDepth", 20)
+
+
 def test_deep_brackets_are_one_literal_key(titled: Api) -> None:
     r = titled.get("/api/articles?filters" + "[a]" * 1000 + "=x")
     assert failed(r)["message"] == "Invalid key a"

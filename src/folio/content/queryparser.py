@@ -22,11 +22,13 @@ from folio.content.params import (
 from folio.content.populate import PopulateParser
 from folio.content.query import (
     PUBLICATION_FILTERS,
+    RELATION_LEVELS,
     Group,
     Node,
     Query,
     ReadLimits,
     Versions,
+    too_much,
 )
 from folio.content.visibility import check_visible, prune_populate, sort_paths
 from folio.errors import ValidationError
@@ -62,6 +64,8 @@ class QueryParser:
         `pagination` and `filters` for lists. A list reads every locale (locale None) for
         `locale=*`, or without `locale` when `filters[locale]` chooses (as the reference)."""
         query = Query()
+        if find:
+            self._check_nesting(params.get("filters"))
         query.status = parse_status(ct, params.get("status"))
         raw = params.get("locale")
         every = find and (
@@ -88,8 +92,45 @@ class QueryParser:
             query.populate = prune_populate(self._populate.parse(ct, populate, []), visible)
         return query
 
+    def _check_nesting(self, filters: Any) -> None:
+        """Filters nested past what the filter parser could accept are refused before
+        anything walks them (each level of the tree it reads is at most two levels of the
+        written form: a group's key and its list), so that no walk meets the interpreter's
+        recursion limit."""
+        depth = self.read_limits.filter_depth
+        if _nested_beyond(filters, 2 * depth + 8):
+            raise too_much(
+                "filter_depth",
+                depth,
+                f"The filters are nested too deeply ($and, $or and $not count one level "
+                f"each, a relation {RELATION_LEVELS})",
+                "filters",
+            )
+
+
+def _nested_beyond(raw: Any, levels: int) -> bool:
+    """Whether dictionaries and lists in `raw` nest more than `levels` deep (walked without
+    recursion, and no deeper than `levels`)."""
+    stack: list[tuple[Any, int]] = [(raw, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth >= levels:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
 
 BOOLEAN = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}
+
+
+# logical groups looked into at most when telling whether filters test `locale`
+MAX_GROUP_DEPTH = 64
 
 
 def parse_versions(ct: ContentType, params: Mapping[str, Any]) -> list[Node]:
@@ -120,10 +161,14 @@ def parse_versions(ct: ContentType, params: Mapping[str, Any]) -> list[Node]:
     return out
 
 
-def _tests_locale(raw: Any) -> bool:
-    """Whether document-level filters (or their logical groups) test `locale`."""
+def _tests_locale(raw: Any, depth: int = 0) -> bool:
+    """Whether document-level filters (or their logical groups) test `locale`. Groups
+    nested past the filters' own depth limit are not looked into: the filter parser
+    refuses them."""
+    if depth > MAX_GROUP_DEPTH:
+        return False
     if isinstance(raw, list):
-        return any(_tests_locale(item) for item in raw)
+        return any(_tests_locale(item, depth + 1) for item in raw)
     if not isinstance(raw, dict):
         return False
     for key, value in raw.items():
@@ -132,6 +177,6 @@ def _tests_locale(raw: Any) -> bool:
         if key in ("$and", "$or", "$not"):
             if isinstance(value, dict) and key != "$not":
                 value = list(value.values())  # a group's members, as `qs` writes long arrays
-            if _tests_locale(value):
+            if _tests_locale(value, depth + 1):
                 return True
     return False

@@ -14,6 +14,9 @@ from typing import Any
 import orjson
 
 LOGICAL = ("$and", "$or", "$not")
+# levels read at most: deeper members stay as written or parsed, for the filter parser to
+# refuse past its own depth limit (api.rest.maxFilterDepth) without a recursion here
+MAX_DEPTH = 64
 
 
 def _parsed(value: str, lists: bool) -> Any:
@@ -29,10 +32,12 @@ def _parsed(value: str, lists: bool) -> Any:
     return value
 
 
-def _read(node: Any) -> Any:
+def _read(node: Any, depth: int = 0) -> Any:
     """A filters object (field and logical members) with JSON-written members read."""
+    if depth > MAX_DEPTH:
+        return node
     if isinstance(node, list):
-        return [_read(v) for v in node]
+        return [_read(v, depth + 1) for v in node]
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
@@ -41,14 +46,14 @@ def _read(node: Any) -> Any:
             if key in LOGICAL:
                 if isinstance(value, str):
                     value = _parsed(value, lists=True)
-                value = _read(value)
+                value = _read(value, depth + 1)
             # an operator's value stays as given
         elif isinstance(value, str):
             value = _parsed(value, lists=False)
             if isinstance(value, dict):
-                value = _read(value)
+                value = _read(value, depth + 1)
         else:
-            value = _read(value)
+            value = _read(value, depth + 1)
         out[key] = value
     return out
 
@@ -62,11 +67,13 @@ def with_json_filters(params: dict[str, Any]) -> dict[str, Any]:
     return {**params, "filters": _read(filters)}
 
 
-def _has_json(node: Any) -> bool:
+def _has_json(node: Any, depth: int = 0) -> bool:
     if isinstance(node, str):
         return node[:1] in ("{", "[")
+    if depth > MAX_DEPTH:
+        return False
     if isinstance(node, dict):
-        return any(_has_json(v) for v in node.values())
+        return any(_has_json(v, depth + 1) for v in node.values())
     if isinstance(node, list):
-        return any(_has_json(v) for v in node)
+        return any(_has_json(v, depth + 1) for v in node)
     return False
