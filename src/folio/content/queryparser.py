@@ -32,6 +32,7 @@ from folio.content.query import (
 )
 from folio.content.visibility import check_visible, prune_populate, sort_paths
 from folio.errors import ValidationError
+from folio.schema.kinds.json import nesting
 from folio.schema.model import ContentType, Registry
 
 
@@ -98,7 +99,8 @@ class QueryParser:
         written form: a group's key and its list), so that no walk meets the interpreter's
         recursion limit."""
         depth = self.read_limits.filter_depth
-        if _nested_beyond(filters, 2 * depth + 8):
+        levels = 2 * depth + 8
+        if nesting(filters, levels) > levels:
             raise too_much(
                 "filter_depth",
                 depth,
@@ -106,24 +108,6 @@ class QueryParser:
                 f"each, a relation {RELATION_LEVELS})",
                 "filters",
             )
-
-
-def _nested_beyond(raw: Any, levels: int) -> bool:
-    """Whether dictionaries and lists in `raw` nest more than `levels` deep (walked without
-    recursion, and no deeper than `levels`)."""
-    stack: list[tuple[Any, int]] = [(raw, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Any = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        if depth >= levels:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
 
 
 BOOLEAN = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}

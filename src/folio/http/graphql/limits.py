@@ -31,6 +31,7 @@ from graphql import (
 from graphql.error import GraphQLSyntaxError
 
 from folio.http.graphql.schema import GraphQLSettings
+from folio.schema.kinds.json import nesting
 
 # strings, block strings and comments (whose brackets do not nest) and the brackets
 _SCAN = re.compile(r'"""(?:\\"""|[^"]|"(?!""))*"""|"(?:[^"\\\n\r]|\\.)*"|#[^\n\r]*|[{}\[\]()]')
@@ -237,21 +238,11 @@ def introspection_errors(document: DocumentNode) -> list[GraphQLError]:
 def variables_error(variables: dict[str, Any], limit: int) -> str | None:
     """Variables whose objects and lists nest deeper than `limit` (values that deep could
     only reach the recursive coercion and encoding of values)."""
-    pending: list[tuple[Any, int]] = [(variables, 1)]
-    while pending:
-        value, depth = pending.pop()
-        if isinstance(value, dict):
-            children: Any = value.values()
-        elif isinstance(value, list):
-            children = value
-        else:
-            continue
-        if depth > limit:
-            return (
-                "Variables are nested too deeply, more than the maximum of "
-                f"{limit} (graphql.config.maxNesting)"
-            )
-        pending.extend((child, depth + 1) for child in children)
+    if nesting(variables, limit) > limit:
+        return (
+            "Variables are nested too deeply, more than the maximum of "
+            f"{limit} (graphql.config.maxNesting)"
+        )
     return None
 
 
