@@ -8,13 +8,10 @@ itself); SQLite's writes fail as on a full disk (the server's file size limit lo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import resource
 import shutil
-import socket
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -25,8 +22,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.api.serving import CLEARED, Output, free_port, piped_server
+from tests.api.serving import CLEARED, Output, piped_server
 from tests.conftest import FIXTURES, PG_URL, open_access
+from tests.hostile.relay import TcpProxy as Relay
 
 
 def _call(method: str, url: str, body: Any = None) -> tuple[int, Any, Any]:
@@ -41,71 +39,6 @@ def _call(method: str, url: str, body: Any = None) -> tuple[int, Any, Any]:
     except urllib.error.HTTPError as e:
         raw = e.read()
         return e.code, e.headers, json.loads(raw) if raw else None
-
-
-class Relay:
-    """A TCP relay from a local port to the database server; `stop` closes the port and
-    every relayed connection (to the app, the server is gone), `start` opens it again."""
-
-    def __init__(self, target: tuple[str, int]) -> None:
-        self.target = target
-        self.port = free_port()
-        self._listener: socket.socket | None = None
-        self._sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-
-    def start(self) -> None:
-        listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", self.port))
-        listener.listen(64)
-        listener.settimeout(0.1)
-        self._listener = listener
-        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
-
-    def stop(self) -> None:
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            listener.close()
-        with self._lock:
-            sockets, self._sockets = self._sockets, []
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-            sock.close()
-
-    def _accept(self, listener: socket.socket) -> None:
-        while self._listener is listener:
-            try:
-                client, _ = listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            client.settimeout(None)
-            try:
-                upstream = socket.create_connection(self.target)
-            except OSError:
-                client.close()
-                continue
-            with self._lock:
-                self._sockets += [client, upstream]
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pump(source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while True:
-                data = source.recv(65536)
-                if not data:
-                    break
-                sink.sendall(data)
-        except OSError:
-            pass
-        for sock in (source, sink):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
 
 
 def _admin(sql: str) -> None:
