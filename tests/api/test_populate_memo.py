@@ -43,6 +43,22 @@ def read(api: Api) -> tuple[int, list[dict[str, Any]]]:
     return api.statements() - before, list(r.json()["data"])
 
 
+def read_again(api: Api, first: list[dict[str, Any]]) -> int:
+    """The fewest statements a repeated read ran, over a few tries, each answering as the
+    `first` did. PostgreSQL's version token is the server's snapshot, which any commit on
+    the server moves, in other databases too: a try that another program's commit came
+    before reads anew, and is not the one a quiet server would show."""
+    fewest = None
+    for _ in range(10):
+        count, data = read(api)
+        assert data == first
+        fewest = count if fewest is None else min(fewest, count)
+        if fewest <= 1:
+            break
+    assert fewest is not None
+    return fewest
+
+
 def shown(data: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """What a reader sees of each article's populated fields."""
     return [
@@ -60,8 +76,7 @@ def shown(data: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 def test_a_repeated_populate_runs_fewer_statements_and_answers_the_same(api: Api) -> None:
     seed(api)
     first_count, first = read(api)
-    second_count, second = read(api)
-    assert second == first
+    second_count = read_again(api, first)
     # only the database's version token is asked for: the page, its count and the
     # populated fields are remembered
     assert second_count < first_count
@@ -145,9 +160,7 @@ def test_a_commit_of_another_connection_shows_at_once(api: Api) -> None:
     count, data = read(api)
     assert [a["category"]["name"] for a in data] == ["Elsewhere"] * 3
     # and read once more, remembered again
-    again, data = read(api)
-    assert again < count
-    assert [a["category"]["name"] for a in data] == ["Elsewhere"] * 3
+    assert read_again(api, data) < count
 
 
 def test_different_populates_of_the_same_parents_are_kept_apart(api: Api) -> None:
@@ -246,6 +259,9 @@ def test_a_shut_page_reads_nothing(api: Api) -> None:
 
     async def explain() -> list[str]:
         conn = await asyncpg.connect(api.folio.db.url)
+        # one snapshot for both statements, whatever commits on the server meanwhile
+        transaction = conn.transaction(isolation="repeatable_read", readonly=True)
+        await transaction.start()
         try:
             snapshot = await conn.fetchval("SELECT pg_current_snapshot()::text")
             sql = plan.page
@@ -257,6 +273,7 @@ def test_a_shut_page_reads_nothing(api: Api) -> None:
             rows = await conn.fetch(f"EXPLAIN (ANALYZE, COSTS OFF) {sql}", *params)
             return [r[0] for r in rows]
         finally:
+            await transaction.rollback()
             await conn.close()
 
     lines = asyncio.run(explain())
