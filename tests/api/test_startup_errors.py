@@ -121,6 +121,18 @@ CONFIGURATION: dict[str, tuple[Mistake, str]] = {
         lambda app: _write(app / "config" / "middlewares.json", '{"cors": {"origin": 5}}'),
         "config/middlewares: cors.origin is '*', an origin or a list",
     ),
+    "wrong kind of value in the upload settings": (
+        lambda app: _write(
+            app / "config" / "plugins.json", '{"upload": {"config": {"sizeLimit": "10mb"}}}'
+        ),
+        "config/plugins: upload.config.sizeLimit must be a whole number of bytes (got '10mb')",
+    ),
+    "wrong kind of value in the GraphQL settings": (
+        lambda app: _write(
+            app / "config" / "plugins.json", '{"graphql": {"config": {"depthLimit": "7"}}}'
+        ),
+        "config/plugins: graphql.config.depthLimit must be a whole number (got '7')",
+    ),
     "mysql client in database.json": (
         lambda app: _write(app / "config" / "database.json", '{"client": "mysql2"}'),
         "config/database: client 'mysql2' is not supported (supported: sqlite, postgres)",

@@ -18,6 +18,7 @@ from starlette.responses import Response
 
 from folio.auth.principal import OPEN, Principal
 from folio.errors import (
+    ConfigError,
     FieldError,
     NotFoundError,
     PayloadTooLargeError,
@@ -38,24 +39,42 @@ INFO_KEYS = frozenset({"name", "alternativeText", "caption", "folder", "focalPoi
 
 
 def upload_settings(raw: dict[str, Any]) -> UploadSettings:
+    """The upload plugin's settings; a value of the wrong kind stops start-up naming it
+    instead of being passed over."""
     upload: dict[str, Any] = raw["upload"] if isinstance(raw.get("upload"), dict) else {}
     config: dict[str, Any] = upload["config"] if isinstance(upload.get("config"), dict) else upload
+    where = "config/plugins: upload." + ("config." if config is not upload else "")
     s = UploadSettings()
-    if isinstance(config.get("sizeLimit"), int):
-        s.size_limit = config["sizeLimit"]
-    security: dict[str, Any] = (
-        config["security"] if isinstance(config.get("security"), dict) else {}
-    )
-    if isinstance(security.get("allowedTypes"), list):
-        s.allowed_types = [str(t) for t in security["allowedTypes"]]
-    if isinstance(security.get("deniedTypes"), list):
-        s.denied_types = [str(t) for t in security["deniedTypes"]]
-    if isinstance(config.get("responsiveDimensions"), bool):
-        s.responsive_formats = config["responsiveDimensions"]
-    pixels = config.get("maxImagePixels")
-    if isinstance(pixels, int) and not isinstance(pixels, bool) and pixels > 0:
+    size = _setting(config, "sizeLimit", int, where, "a whole number of bytes")
+    if size is not None:
+        s.size_limit = size
+    security = _setting(config, "security", dict, where, "an object") or {}
+    allowed = _setting(security, "allowedTypes", list, where + "security.", "a list of types")
+    if allowed is not None:
+        s.allowed_types = [str(t) for t in allowed]
+    denied = _setting(security, "deniedTypes", list, where + "security.", "a list of types")
+    if denied is not None:
+        s.denied_types = [str(t) for t in denied]
+    responsive = _setting(config, "responsiveDimensions", bool, where, "true or false")
+    if responsive is not None:
+        s.responsive_formats = responsive
+    pixels = _setting(config, "maxImagePixels", int, where, "a whole number of pixels")
+    if pixels is not None:
         s.max_pixels = pixels
     return s
+
+
+def _setting(section: dict[str, Any], key: str, kind: type, where: str, what: str) -> Any:
+    value = section.get(key)
+    if value is None:
+        return None
+    wrong = not isinstance(value, kind) or (kind is int and isinstance(value, bool))
+    if not wrong and kind is int and value <= 0:
+        wrong = True
+        what += " above 0"
+    if wrong:
+        raise ConfigError(f"{where}{key} must be {what} (got {value!r})")
+    return value
 
 
 def _focal_point(value: Any) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from graphql import (
     GraphQLUnionType,
 )
 
+from folio.errors import ConfigError
 from folio.extensions import ExtensionService
 from folio.http.graphql import names
 from folio.http.graphql.scalars import DATE, DATETIME, JSON, LONG, TIME, locale_code, zone_input
@@ -146,7 +147,11 @@ class GraphQLSettings:
         config = config if isinstance(config, dict) else {}
         out = cls(raw=config)
         endpoint = config.get("endpoint")
-        if isinstance(endpoint, str) and endpoint.startswith("/"):
+        if endpoint is not None:
+            if not isinstance(endpoint, str) or not endpoint.startswith("/"):
+                raise ConfigError(
+                    f"{WHERE}endpoint must be a path starting with / (got {endpoint!r})"
+                )
             out.endpoint = endpoint.rstrip("/") or "/graphql"
         out.shadow_crud = bool(config.get("shadowCRUD", True))
         for key, attr in (
@@ -155,19 +160,19 @@ class GraphQLSettings:
             ("defaultLimit", "default_limit"),
             ("maxLimit", "max_limit"),
         ):
-            value = config.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
+            value = _whole(config, key, None)
+            if value is not None:
                 setattr(out, attr, value)
         for key, attr in LIMIT_KEYS.items():
-            value = config.get(key)
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            value = _whole(config, key, 1)
+            if value is not None:
                 setattr(out, attr, value)
         engine = config.get("engineServer") if isinstance(config.get("engineServer"), dict) else {}
         assert isinstance(engine, dict)
         introspection = engine.get("introspection")
         out.introspection = bool(introspection) if introspection is not None else not production
-        size = engine.get("cacheSize")
-        if isinstance(size, int) and not isinstance(size, bool) and size >= 0:
+        size = _whole(engine, "cacheSize", 0, "engineServer.")
+        if size is not None:
             out.cache_size = size
         out.tracing = bool(engine.get("tracing", False))
         out.production = production
@@ -181,6 +186,25 @@ class GraphQLSettings:
         else:
             out.sandbox = bool(config.get("playgroundAlways")) or not production
         return out
+
+
+WHERE = "config/plugins: graphql.config."
+
+
+def _whole(section: dict[str, Any], key: str, minimum: int | None, inner: str = "") -> int | None:
+    """An integer setting (None when absent); a value of another type, or under
+    `minimum`, stops start-up naming it instead of being passed over."""
+    value = section.get(key)
+    if value is None:
+        return None
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or (minimum is not None and value < minimum)
+    ):
+        least = f" of at least {minimum}" if minimum is not None else ""
+        raise ConfigError(f"{WHERE}{inner}{key} must be a whole number{least} (got {value!r})")
+    return value
 
 
 def exposed(ct: ContentType, extension: ExtensionService | None = None) -> bool:
