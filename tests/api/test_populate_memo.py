@@ -49,7 +49,7 @@ def read_again(api: Api, first: list[dict[str, Any]]) -> int:
     the server moves, in other databases too: a try that another program's commit came
     before reads anew, and is not the one a quiet server would show."""
     fewest = None
-    for _ in range(10):
+    for _ in range(50):
         count, data = read(api)
         assert data == first
         fewest = count if fewest is None else min(fewest, count)
