@@ -592,7 +592,7 @@ class Populator:
         many times it shows each of them where not once (for the next level, if any)."""
         times = _multiplicity(docs, key, distinct, weights)
         if times is None:
-            self._spend(ctx, sum(len(items) for items in found.values()))
+            self._spend(ctx, sum(map(len, found.values())))
             return None
         self._spend(ctx, sum(times.get(k, 0) * len(items) for k, items in found.items()))
         if not entry.children:
