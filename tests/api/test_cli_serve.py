@@ -191,7 +191,8 @@ def test_a_new_app_has_example_content_and_an_empty_one_has_none(tmp_path: Path)
     app = tmp_path / "blog"
     done = subprocess.run([*FOLIO, "new", str(app)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "Added example content: 3 categories, 2 authors, 4 tags, 5 articles" in done.stdout
+    made = "Added example content: 3 categories, 2 authors, 4 tags, 5 articles, 1 file."
+    assert made in done.stdout
     with serving(app) as base:
         articles = _json(base + "/api/articles?populate[cover][fields][0]=url&sort=id")
         data = articles["data"]

@@ -14,6 +14,15 @@ from folio.errors import ConfigError
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
+# the example content's kinds, for a count of one
+SINGULAR = {
+    "categories": "category",
+    "authors": "author",
+    "tags": "tag",
+    "articles": "article",
+    "files": "file",
+}
+
 
 def _log_level(value: str) -> str:
     level = value.lower()
@@ -230,7 +239,9 @@ def main(argv: list[str] | None = None) -> int:
         remember_database(target)
         if not args.empty:
             counts, key = asyncio.run(_example_content(target))
-            made = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+            made = ", ".join(
+                f"{n} {kind if n != 1 else SINGULAR.get(kind, kind)}" for kind, n in counts.items()
+            )
             print(f"Added example content: {made}.")
             print(f"A full-access API token (shown once; revoke it with folio token): {key}")
         print(f"Created {target}. Serve it with: folio serve {target}")
