@@ -49,24 +49,30 @@ def serving(
             stderr=subprocess.STDOUT,
         )
         try:
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    with urllib.request.urlopen(base + "/_health", timeout=2) as r:
-                        if r.status == 204:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    proc.terminate()
-                    proc.wait(timeout=10)
-                    text = log.read_text()
-                    raise AssertionError(f"server did not start: {text}")
-                time.sleep(0.05)
+            if not _started(base, proc):
+                proc.terminate()
+                proc.wait(timeout=10)
+                raise AssertionError(f"server did not start: {log.read_text()}")
             yield base
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+
+
+def _started(base: str, proc: subprocess.Popen[bytes], seconds: float = 20) -> bool:
+    """Whether the server at `base` answers `/_health` within `seconds` (False once its
+    process has ended)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/_health", timeout=2) as r:
+                if r.status == 204:
+                    return True
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 class Output:
@@ -121,17 +127,8 @@ def piped_server(
     )
     output = Output(proc)
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/_health", timeout=2) as r:
-                    if r.status == 204:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError("server did not start: " + "\n".join(output.stderr))
-            time.sleep(0.05)
+        if not _started(base, proc):
+            raise AssertionError("server did not start: " + "\n".join(output.stderr))
         yield base, proc, output
     finally:
         proc.terminate()
