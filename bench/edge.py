@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
 import resource
 import selectors
-import shutil
 import socket
 import sys
 import tempfile
@@ -36,15 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 from tests.api.serving import CLEARED, piped_server  # noqa: E402
 from tests.api.test_db_outage import Relay, _admin  # noqa: E402
-from tests.conftest import FIXTURES, PG_URL, open_access  # noqa: E402
-
-
-def _app(directory: Path, server: dict[str, object]) -> Path:
-    app = directory / "app"
-    shutil.copytree(FIXTURES / "blog", app)
-    open_access(app)
-    (app / "config" / "server.json").write_text(json.dumps(server))
-    return app
+from tests.api.test_slow_clients import _app  # noqa: E402
+from tests.conftest import PG_URL  # noqa: E402
 
 
 def _fds(pid: int) -> int:
