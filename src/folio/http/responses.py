@@ -31,6 +31,11 @@ def error_response(error: FolioError) -> Response:
         # details that cannot be encoded (a refused value nested past the encoder's limit):
         # the answer keeps its status, name and message
         response = json_response({"data": None, "error": {**body, "details": {}}}, error.status)
+    return with_retry_after(response, error)
+
+
+def with_retry_after(response: Response, error: FolioError) -> Response:
+    """`response` with `Retry-After` when `error` says when to come back (an outage)."""
     retry_after = getattr(error, "retry_after", None)
     if retry_after is not None:
         response.headers["Retry-After"] = str(retry_after)

@@ -66,6 +66,7 @@ from folio.http.graphql.limits import (
 from folio.http.graphql.resolvers import Context, Resolvers
 from folio.http.graphql.sandbox import Sandbox
 from folio.http.graphql.schema import GraphQLSettings, SchemaBuilder
+from folio.http.responses import with_retry_after
 from folio.http.rest.content import read_json
 
 if TYPE_CHECKING:
@@ -580,10 +581,7 @@ class GraphQLEndpoint:
             return Response(encoded, 200, media_type=JSON_TYPE)
         # the database is away: said with the status (and when to come back) that clients
         # and proxies act on, the errors in the body as ever
-        response = Response(encoded, outage.status, media_type=JSON_TYPE)
-        if outage.retry_after is not None:
-            response.headers["Retry-After"] = str(outage.retry_after)
-        return response
+        return with_retry_after(Response(encoded, outage.status, media_type=JSON_TYPE), outage)
 
     @staticmethod
     def _bad_request(message: str, code: str = "BAD_REQUEST") -> Response:
