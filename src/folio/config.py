@@ -262,19 +262,26 @@ READ_LIMIT_KEYS = (
 )
 
 
-def _whole(section: dict[str, Any], key: str, default: int, where: str, minimum: int = 1) -> int:
-    """An integer setting of at least `minimum`; ConfigError naming it otherwise."""
+def whole_number(
+    section: dict[str, Any], key: str, default: int, where: str, minimum: int | None = 1
+) -> int:
+    """An integer setting (of at least `minimum`, when given); ConfigError naming it
+    otherwise."""
     value = section.get(key, default)
     if isinstance(value, str) and value.strip().lstrip("-").isdecimal():
         value = int(value)  # from the environment, in a Python config file
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise ConfigError(
-            f"{where}{key} must be a whole number of at least {minimum} (got {value!r})"
-        )
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or (minimum is not None and value < minimum)
+    ):
+        least = f" of at least {minimum}" if minimum is not None else ""
+        raise ConfigError(f"{where}{key} must be a whole number{least} (got {value!r})")
     return value
 
 
-def _flag(section: dict[str, Any], key: str, default: bool, where: str) -> bool:
+def true_or_false(section: dict[str, Any], key: str, default: bool, where: str) -> bool:
+    """A boolean setting; ConfigError naming it otherwise."""
     value = section.get(key, default)
     if not isinstance(value, bool):
         raise ConfigError(f"{where}{key} must be true or false (got {value!r})")
@@ -308,15 +315,19 @@ def load_settings(app_dir: Path) -> Settings:
     s.database_pool = _pool(pool)
     rest = raw["api"].get("rest", {}) if isinstance(raw["api"].get("rest"), dict) else {}
     api = raw["api"]
-    s.rest_default_limit = _whole(rest, "defaultLimit", s.rest_default_limit, "config/api: rest.")
-    s.rest_max_limit = _whole(rest, "maxLimit", s.rest_max_limit, "config/api: rest.")
-    s.rest_with_count = _flag(rest, "withCount", s.rest_with_count, "config/api: rest.")
+    s.rest_default_limit = whole_number(
+        rest, "defaultLimit", s.rest_default_limit, "config/api: rest."
+    )
+    s.rest_max_limit = whole_number(rest, "maxLimit", s.rest_max_limit, "config/api: rest.")
+    s.rest_with_count = true_or_false(rest, "withCount", s.rest_with_count, "config/api: rest.")
     s.rest_read_limits = {
-        key: _whole(rest, key, 1, "config/api: rest.") for key in READ_LIMIT_KEYS if key in rest
+        key: whole_number(rest, key, 1, "config/api: rest.")
+        for key in READ_LIMIT_KEYS
+        if key in rest
     }
-    s.max_body_bytes = _whole(api, "maxBodyBytes", s.max_body_bytes, "config/api: ")
-    s.max_components = _whole(api, "maxComponents", s.max_components, "config/api: ", 0)
-    s.max_relation_entries = _whole(
+    s.max_body_bytes = whole_number(api, "maxBodyBytes", s.max_body_bytes, "config/api: ")
+    s.max_components = whole_number(api, "maxComponents", s.max_components, "config/api: ", 0)
+    s.max_relation_entries = whole_number(
         api, "maxRelationEntries", s.max_relation_entries, "config/api: ", 0
     )
     i18n = raw["i18n"]

@@ -125,13 +125,13 @@ CONFIGURATION: dict[str, tuple[Mistake, str]] = {
         lambda app: _write(
             app / "config" / "plugins.json", '{"upload": {"config": {"sizeLimit": "10mb"}}}'
         ),
-        "config/plugins: upload.config.sizeLimit must be a whole number of bytes (got '10mb')",
+        "config/plugins: upload.config.sizeLimit must be a whole number of at least 1 (got '10mb')",
     ),
     "wrong kind of value in the GraphQL settings": (
         lambda app: _write(
-            app / "config" / "plugins.json", '{"graphql": {"config": {"depthLimit": "7"}}}'
+            app / "config" / "plugins.json", '{"graphql": {"config": {"depthLimit": "seven"}}}'
         ),
-        "config/plugins: graphql.config.depthLimit must be a whole number (got '7')",
+        "config/plugins: graphql.config.depthLimit must be a whole number (got 'seven')",
     ),
     "mysql client in database.json": (
         lambda app: _write(app / "config" / "database.json", '{"client": "mysql2"}'),

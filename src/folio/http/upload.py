@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from folio.auth.principal import OPEN, Principal
+from folio.config import true_or_false, whole_number
 from folio.errors import (
     ConfigError,
     FieldError,
@@ -45,9 +46,8 @@ def upload_settings(raw: dict[str, Any]) -> UploadSettings:
     config: dict[str, Any] = upload["config"] if isinstance(upload.get("config"), dict) else upload
     where = "config/plugins: upload." + ("config." if config is not upload else "")
     s = UploadSettings()
-    size = _setting(config, "sizeLimit", int, where, "a whole number of bytes")
-    if size is not None:
-        s.size_limit = size
+    if config.get("sizeLimit") is not None:
+        s.size_limit = whole_number(config, "sizeLimit", 0, where)
     security = _setting(config, "security", dict, where, "an object") or {}
     allowed = _setting(security, "allowedTypes", list, where + "security.", "a list of types")
     if allowed is not None:
@@ -55,12 +55,11 @@ def upload_settings(raw: dict[str, Any]) -> UploadSettings:
     denied = _setting(security, "deniedTypes", list, where + "security.", "a list of types")
     if denied is not None:
         s.denied_types = [str(t) for t in denied]
-    responsive = _setting(config, "responsiveDimensions", bool, where, "true or false")
-    if responsive is not None:
-        s.responsive_formats = responsive
-    pixels = _setting(config, "maxImagePixels", int, where, "a whole number of pixels")
-    if pixels is not None:
-        s.max_pixels = pixels
+    s.responsive_formats = true_or_false(
+        config, "responsiveDimensions", s.responsive_formats, where
+    )
+    if config.get("maxImagePixels") is not None:
+        s.max_pixels = whole_number(config, "maxImagePixels", 0, where)
     return s
 
 
@@ -68,11 +67,7 @@ def _setting(section: dict[str, Any], key: str, kind: type, where: str, what: st
     value = section.get(key)
     if value is None:
         return None
-    wrong = not isinstance(value, kind) or (kind is int and isinstance(value, bool))
-    if not wrong and kind is int and value <= 0:
-        wrong = True
-        what += " above 0"
-    if wrong:
+    if not isinstance(value, kind):
         raise ConfigError(f"{where}{key} must be {what} (got {value!r})")
     return value
 

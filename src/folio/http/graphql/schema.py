@@ -35,6 +35,7 @@ from graphql import (
     GraphQLUnionType,
 )
 
+from folio.config import whole_number
 from folio.errors import ConfigError
 from folio.extensions import ExtensionService
 from folio.http.graphql import names
@@ -160,20 +161,17 @@ class GraphQLSettings:
             ("defaultLimit", "default_limit"),
             ("maxLimit", "max_limit"),
         ):
-            value = _whole(config, key, None)
-            if value is not None:
-                setattr(out, attr, value)
+            if config.get(key) is not None:
+                setattr(out, attr, whole_number(config, key, 0, WHERE, None))
         for key, attr in LIMIT_KEYS.items():
-            value = _whole(config, key, 1)
-            if value is not None:
-                setattr(out, attr, value)
+            if config.get(key) is not None:
+                setattr(out, attr, whole_number(config, key, 0, WHERE))
         engine = config.get("engineServer") if isinstance(config.get("engineServer"), dict) else {}
         assert isinstance(engine, dict)
         introspection = engine.get("introspection")
         out.introspection = bool(introspection) if introspection is not None else not production
-        size = _whole(engine, "cacheSize", 0, "engineServer.")
-        if size is not None:
-            out.cache_size = size
+        if engine.get("cacheSize") is not None:
+            out.cache_size = whole_number(engine, "cacheSize", 0, WHERE + "engineServer.", 0)
         out.tracing = bool(engine.get("tracing", False))
         out.production = production
         # `landingPage` (a boolean, or a function giving one), else the deprecated
@@ -189,22 +187,6 @@ class GraphQLSettings:
 
 
 WHERE = "config/plugins: graphql.config."
-
-
-def _whole(section: dict[str, Any], key: str, minimum: int | None, inner: str = "") -> int | None:
-    """An integer setting (None when absent); a value of another type, or under
-    `minimum`, stops start-up naming it instead of being passed over."""
-    value = section.get(key)
-    if value is None:
-        return None
-    if (
-        not isinstance(value, int)
-        or isinstance(value, bool)
-        or (minimum is not None and value < minimum)
-    ):
-        least = f" of at least {minimum}" if minimum is not None else ""
-        raise ConfigError(f"{WHERE}{inner}{key} must be a whole number{least} (got {value!r})")
-    return value
 
 
 def exposed(ct: ContentType, extension: ExtensionService | None = None) -> bool:
