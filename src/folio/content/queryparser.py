@@ -113,10 +113,6 @@ class QueryParser:
 BOOLEAN = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}
 
 
-# logical groups looked into at most when telling whether filters test `locale`
-MAX_GROUP_DEPTH = 64
-
-
 def parse_versions(ct: ContentType, params: Mapping[str, Any]) -> list[Node]:
     """`hasPublishedVersion` (a boolean) and `publicationFilter` (a publication filter's
     name) as filter nodes; both mean nothing on a type without Draft & Publish."""
@@ -145,14 +141,11 @@ def parse_versions(ct: ContentType, params: Mapping[str, Any]) -> list[Node]:
     return out
 
 
-def _tests_locale(raw: Any, depth: int = 0) -> bool:
-    """Whether document-level filters (or their logical groups) test `locale`. Groups
-    nested past the filters' own depth limit are not looked into: the filter parser
-    refuses them."""
-    if depth > MAX_GROUP_DEPTH:
-        return False
+def _tests_locale(raw: Any) -> bool:
+    """Whether document-level filters (or their logical groups) test `locale` (filters
+    nested too deeply to walk were refused before: `_check_nesting`)."""
     if isinstance(raw, list):
-        return any(_tests_locale(item, depth + 1) for item in raw)
+        return any(_tests_locale(item) for item in raw)
     if not isinstance(raw, dict):
         return False
     for key, value in raw.items():
@@ -161,6 +154,6 @@ def _tests_locale(raw: Any, depth: int = 0) -> bool:
         if key in ("$and", "$or", "$not"):
             if isinstance(value, dict) and key != "$not":
                 value = list(value.values())  # a group's members, as `qs` writes long arrays
-            if _tests_locale(value, depth + 1):
+            if _tests_locale(value):
                 return True
     return False
