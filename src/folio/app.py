@@ -49,6 +49,8 @@ class Folio:
         self.db = db
         self.documents = DocumentService(registry, db, settings)
         self.files = FileService(self.documents)
+        # after-commit subscribers of this process's writes: `app.events.on(name, fn)`
+        self.events = self.documents.events
         self.auth_settings = auth = load_auth_settings(settings)
         self.actions = catalogue(registry)
         self.roles = RoleTable(settings.app_dir, self.actions)

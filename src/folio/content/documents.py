@@ -15,29 +15,42 @@ methods below (tests/unit/test_layers.py refuses any other module that reaches f
 Besides the principal-facing methods, trusted services use the `*_record(s)` methods
 (no parameters to parse, no principal to check) and `write_program` (their own statements).
 
-Every committed write, of any kind, returns through `_committed` once its transaction has
-committed (never for a write that failed): that step is where notifications of committed
-writes (events, webhooks) attach."""
+Every write of content and files records its events in its own transaction (`Tail`,
+`content/events.py`, `content/sql/outbox.py`) and hands them to `events` once committed;
+the app's middlewares (`use`) wrap the service's calls."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Coroutine, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from folio.auth.principal import Principal
 from folio.caches import BoundedCache, weigh
 from folio.config import Settings
+from folio.content.events import (
+    DocumentContext,
+    DocumentMiddleware,
+    Event,
+    EventBus,
+    Gate,
+    check_not_in_transaction,
+    gated_write,
+    run_chain,
+)
 from folio.content.params import Limits, Locales, parse_locale, parse_status
 from folio.content.query import Pagination, Query, ReadLimits
 from folio.content.queryparser import QueryParser
+from folio.content.sql import outbox
 from folio.content.sql.load import ReadContext
 from folio.content.sql.reads import Reads
-from folio.content.sql.writes import Writes
+from folio.content.sql.writes import Tail, Writes
 from folio.content.validation import WriteLimits
 from folio.content.visibility import prune_populate
 from folio.errors import ForbiddenError, ValidationError
+from folio.schema.builtins import FILE_UID
 from folio.schema.model import ContentType, Registry, Schema
+from folio.schema.values import now_utc
 from folio.store.database import Database
 from folio.store.program import Program
 
@@ -81,6 +94,20 @@ class DocumentService:
         self._reads.populator.max_entries = read_limits.populated_entries
         self.parser = QueryParser(registry, self.locales, self.limits, read_limits)
         self._queries: BoundedCache[Query] = BoundedCache(QUERY_CACHE, QUERY_CACHE_BYTES)
+        # after-commit subscribers (`app.events.on`) and the services that read events
+        self.events = EventBus()
+        self._middlewares: list[DocumentMiddleware] = []
+        # per type: the attribute names a populate adds to a document (left out of events)
+        self._populated: dict[str, frozenset[str]] = {}
+
+    def use(self, middleware: DocumentMiddleware) -> DocumentMiddleware:
+        """Adds a middleware around the service's calls (the first added runs outermost):
+        `async def middleware(ctx, next)` sees `ctx.action`, `ctx.uid`, `ctx.params`, may
+        change the parameters or raise to refuse, and returns what `await next()` answered
+        (or something else). For a write, its code after `next()` runs inside the write's
+        transaction: raising there rolls the write back."""
+        self._middlewares.append(middleware)
+        return middleware
 
     # ------------------------------------------------------------------ queries
     def query(
@@ -125,6 +152,25 @@ class DocumentService:
         limits: Limits | None = None,
         key: Hashable | None = None,
     ) -> Page:
+        if self._middlewares:
+            ctx = DocumentContext("findMany", ct.uid, ct, dict(params), principal)
+
+            async def inner(c: DocumentContext) -> Page:
+                same = c.params == params
+                return await self._find(ct, c.params, principal, limits, key if same else None)
+
+            page: Page = await run_chain(self._middlewares, ctx, inner)
+            return page
+        return await self._find(ct, params, principal, limits, key)
+
+    async def _find(
+        self,
+        ct: ContentType,
+        params: Mapping[str, Any],
+        principal: Principal,
+        limits: Limits | None,
+        key: Hashable | None,
+    ) -> Page:
         query = self.query(ct, params, principal, limits=limits, key=key)
         self._check_drafts(ct, query, principal)
         docs, total = await self._reads.find(ct, query)
@@ -138,6 +184,17 @@ class DocumentService:
         *,
         key: Hashable | None = None,
     ) -> int:
+        if self._middlewares:
+            ctx = DocumentContext("count", ct.uid, ct, dict(params), principal)
+
+            async def inner(c: DocumentContext) -> int:
+                same = c.params == params
+                query = self.query(ct, c.params, principal, key=key if same else None)
+                self._check_drafts(ct, query, principal)
+                return await self._reads.count(ct, query)
+
+            total: int = await run_chain(self._middlewares, ctx, inner)
+            return total
         query = self.query(ct, params, principal, key=key)
         self._check_drafts(ct, query, principal)
         return await self._reads.count(ct, query)
@@ -153,6 +210,22 @@ class DocumentService:
     ) -> dict[str, Any] | None:
         """One version of a document (the document of a single type: `document_id`
         None), or None."""
+        if self._middlewares:
+            ctx = DocumentContext(
+                "findOne", ct.uid, ct, {**params, "documentId": document_id}, principal
+            )
+
+            async def inner(c: DocumentContext) -> dict[str, Any] | None:
+                given = dict(c.params)
+                doc_id = given.pop("documentId", document_id)
+                query = self.query(
+                    ct, given, principal, find=False, key=key if given == params else None
+                )
+                self._check_drafts(ct, query, principal)
+                return await self._reads.find_one(ct, doc_id or "", query)
+
+            found: dict[str, Any] | None = await run_chain(self._middlewares, ctx, inner)
+            return found
         query = self.query(ct, params, principal, find=False, key=key)
         self._check_drafts(ct, query, principal)
         return await self._reads.find_one(ct, document_id or "", query)
@@ -187,6 +260,21 @@ class DocumentService:
         await self._db.read(program())
 
     # ------------------------------------------------------------------ writes
+    async def _call(
+        self,
+        action: str,
+        ct: ContentType,
+        params: dict[str, Any],
+        principal: Principal | None,
+        write: Callable[[dict[str, Any], Gate | None], Coroutine[Any, Any, Any]],
+    ) -> Any:
+        """A write, wrapped by the app's middlewares when it has some."""
+        check_not_in_transaction()
+        if not self._middlewares:
+            return await write(params, None)
+        ctx = DocumentContext(action, ct.uid, ct, params, principal)
+        return await gated_write(self._middlewares, ctx, lambda c, gate: write(c.params, gate))
+
     async def create(
         self,
         ct: ContentType,
@@ -199,13 +287,31 @@ class DocumentService:
         """A new document in the locale of the parameters, else of `data` (both are
         honoured), published unless `status=draft`. `read`: the parameters' query when the
         front-end has checked them already."""
-        query = read or self.query(ct, params, principal, find=False)
-        raw = params.get("locale")
-        locale = parse_locale(
-            ct, raw if raw not in (None, "") else data.get("locale"), self.locales
+
+        async def write(p: dict[str, Any], gate: Gate | None) -> dict[str, Any]:
+            given = {k: v for k, v in p.items() if k != "data"}
+            body = p.get("data", data)
+            query = read if read is not None and given == params else None
+            query = query or self.query(ct, given, principal, find=False)
+            raw = given.get("locale")
+            locale = parse_locale(
+                ct, raw if raw not in (None, "") else body.get("locale"), self.locales
+            )
+            rec = _Recording()
+            tail = self._tail("create", ct, rec, gate, lambda d: pick(d, query))
+            try:
+                doc = await self._writes.create(
+                    ct, body, locale=locale, status=query.status, read=query, tail=tail
+                )
+            except BaseException:
+                self._dropped(rec)
+                raise
+            return pick(self._committed(rec, doc), query)
+
+        answer: dict[str, Any] = await self._call(
+            "create", ct, {**params, "data": data}, principal, write
         )
-        doc = await self._writes.create(ct, data, locale=locale, status=query.status, read=query)
-        return pick(self._committed("create", ct, doc), query)
+        return answer
 
     async def update(
         self,
@@ -219,31 +325,36 @@ class DocumentService:
     ) -> dict[str, Any]:
         """A partial update of the parameters' locale version (created when the document
         has none in that locale; a single type's document when absent)."""
-        query = read or self.query(ct, params, principal, find=False)
-        if "locale" in data and ct.localized and data["locale"] not in (None, query.locale):
-            message = "The locale of an existing document cannot be changed"
-            raise ValidationError(
-                message,
-                {
-                    "errors": [
-                        {
-                            "path": ["locale"],
-                            "message": message,
-                            "name": "ValidationError",
-                            "value": data["locale"],
-                        }
-                    ]
-                },
-            )
-        doc = await self._writes.update(
-            ct,
-            document_id,
-            data,
-            locale=query.locale,
-            status=query.status,
-            read=query,
+
+        async def write(p: dict[str, Any], gate: Gate | None) -> dict[str, Any]:
+            given = {k: v for k, v in p.items() if k not in ("data", "documentId")}
+            body = p.get("data", data)
+            doc_id = p.get("documentId", document_id)
+            query = read if read is not None and given == params else None
+            query = query or self.query(ct, given, principal, find=False)
+            if "locale" in body and ct.localized and body["locale"] not in (None, query.locale):
+                raise _locale_change(body["locale"])
+            rec = _Recording()
+            tail = self._tail("update", ct, rec, gate, lambda d: pick(d, query))
+            try:
+                doc = await self._writes.update(
+                    ct,
+                    doc_id,
+                    body,
+                    locale=query.locale,
+                    status=query.status,
+                    read=query,
+                    tail=tail,
+                )
+            except BaseException:
+                self._dropped(rec)
+                raise
+            return pick(self._committed(rec, doc), query)
+
+        answer: dict[str, Any] = await self._call(
+            "update", ct, {**params, "documentId": document_id, "data": data}, principal, write
         )
-        return pick(self._committed("update", ct, doc), query)
+        return answer
 
     async def publish(
         self,
@@ -254,11 +365,48 @@ class DocumentService:
     ) -> dict[str, Any]:
         """Publishes the draft of the parameters' locale version (a type without Draft &
         Publish has nothing to publish: a ValidationError)."""
+        return await self._versions("publish", ct, document_id, params, principal)
+
+    async def unpublish(
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        params: Mapping[str, Any],
+        principal: Principal,
+    ) -> dict[str, Any]:
+        """Removes the published version of the parameters' locale version; its draft
+        stays, and answers (a type without Draft & Publish: a ValidationError)."""
+        return await self._versions("unpublish", ct, document_id, params, principal)
+
+    async def _versions(
+        self,
+        action: str,
+        ct: ContentType,
+        document_id: str | None,
+        params: Mapping[str, Any],
+        principal: Principal,
+    ) -> dict[str, Any]:
         if not ct.draft_and_publish:
             raise ValidationError(f"{ct.singular} does not have draft and publish")
-        query = self.query(ct, params, principal, find=False)
-        doc = await self._writes.publish(ct, document_id, locale=query.locale, read=query)
-        return pick(self._committed("publish", ct, doc), query)
+
+        async def write(p: dict[str, Any], gate: Gate | None) -> dict[str, Any]:
+            given = {k: v for k, v in p.items() if k != "documentId"}
+            doc_id = p.get("documentId", document_id)
+            query = self.query(ct, given, principal, find=False)
+            rec = _Recording()
+            tail = self._tail(action, ct, rec, gate, lambda d: pick(d, query))
+            change = self._writes.publish if action == "publish" else self._writes.unpublish
+            try:
+                doc = await change(ct, doc_id, locale=query.locale, read=query, tail=tail)
+            except BaseException:
+                self._dropped(rec)
+                raise
+            return pick(self._committed(rec, doc), query)
+
+        answer: dict[str, Any] = await self._call(
+            action, ct, {**params, "documentId": document_id}, principal, write
+        )
+        return answer
 
     async def delete(
         self,
@@ -268,11 +416,23 @@ class DocumentService:
         principal: Principal,
     ) -> None:
         """Every version of a document, or those of the parameters' `locale` only."""
-        locale = None
-        if params.get("locale") not in (None, ""):
-            locale = parse_locale(ct, params.get("locale"), self.locales)
-        await self._writes.delete(ct, document_id, locale=locale)
-        self._committed("delete", ct, document_id)
+
+        async def write(p: dict[str, Any], gate: Gate | None) -> None:
+            locale = None
+            if p.get("locale") not in (None, ""):
+                locale = parse_locale(ct, p.get("locale"), self.locales)
+            rec = _Recording()
+            tail = self._tail("delete", ct, rec, gate, lambda d: None)
+            try:
+                await self._writes.delete(
+                    ct, p.get("documentId", document_id), locale=locale, tail=tail
+                )
+            except BaseException:
+                self._dropped(rec)
+                raise
+            self._committed(rec, None)
+
+        await self._call("delete", ct, {**params, "documentId": document_id}, principal, write)
 
     async def locale_content(self, locale: str) -> dict[str, int]:
         """How many rows (versions) each localized type holds in `locale`."""
@@ -282,12 +442,154 @@ class DocumentService:
     async def delete_locale(self, locale: str) -> dict[str, int]:
         """Deletes every version in `locale` of every localized document, in one
         transaction (what removing a locale with `--force` does)."""
+        check_not_in_transaction()
         types = [ct for ct in self.registry.content_types.values() if ct.localized]
-        counts = await self._writes.delete_locale(types, locale)
-        for ct in types:
-            if counts.get(ct.uid):
-                self._committed("delete", ct, {"locale": locale, "rows": counts[ct.uid]})
+        rec = _Recording()
+
+        def tail_for(ct: ContentType) -> Tail:
+            def run(doomed: Any, created: bool) -> Program:
+                events = self._describe("delete", ct, "entry", doomed, [])
+                yield from outbox.record(events, self.dialect)
+                self.events.hold([e.id for e in events])
+                rec.events += events
+
+            return Tail(run)
+
+        try:
+            counts = await self._writes.delete_locale(types, locale, tail_for)
+        except BaseException:
+            self._dropped(rec)
+            raise
+        self._committed(rec, None)
         return counts
+
+    # ------------------------------------------------------------------ events
+    def _kind(self, ct: ContentType) -> str | None:
+        """Which events a type's writes make: "entry" for the app's content types,
+        "media" for files, None for the services' own types (users, roles, API tokens),
+        which are never sent."""
+        if ct.uid == FILE_UID:
+            return "media"
+        if ct.uid.startswith("api::"):
+            return "entry"
+        return None
+
+    def _tail(
+        self,
+        action: str,
+        ct: ContentType,
+        rec: _Recording,
+        gate: Gate | None,
+        shape: Callable[[Any], Any],
+    ) -> Tail | None:
+        """The end of a write's transaction: its events recorded in the outbox, then the
+        middlewares' pause (`gate`), which gets the answer as `shape` makes it."""
+        kind = self._kind(ct)
+        if kind is None and gate is None:
+            return None
+
+        def run(result: Any, created: bool) -> Program:
+            if rec.events:  # an earlier attempt of a write run again
+                self.events.unhold([e.id for e in rec.events])
+                rec.events = []
+            if kind is not None:
+                drafts: list[dict[str, Any]] = []
+                if (
+                    action in ("create", "update")
+                    and ct.draft_and_publish
+                    and isinstance(result, dict)
+                    and result.get("publishedAt") is not None
+                ):
+                    # a write that published changed the draft too
+                    drafts = yield from self._writes.draft_docs(
+                        ct, result["documentId"], result.get("locale") if ct.localized else None
+                    )
+                events = self._describe("create" if created else action, ct, kind, result, drafts)
+                yield from outbox.record(events, self.dialect)
+                self.events.hold([e.id for e in events])
+                rec.events = events
+            if gate is not None:
+                yield gate.pause(shape(result))
+
+        return Tail(run, holds=gate is not None)
+
+    def _describe(
+        self,
+        action: str,
+        ct: ContentType,
+        kind: str,
+        result: Any,
+        drafts: list[dict[str, Any]],
+    ) -> list[Event]:
+        """The events of a write of `ct` (`result`: its answer; for deletes and unpublish
+        the versions removed; `drafts`: the drafts a publishing write changed)."""
+        now = _moment()
+        docs: list[dict[str, Any]] = result if isinstance(result, list) else [result]
+        if kind == "media":
+            return [self._event(f"media.{action}", ct, d, now) for d in docs]
+        if action in ("delete", "unpublish", "publish"):
+            return [self._event(f"entry.{action}", ct, d, now) for d in docs]
+        first = "entry.create" if action == "create" else "entry.update"
+        if drafts:
+            return [
+                *(self._event(first, ct, d, now) for d in drafts),
+                *(self._event("entry.publish", ct, d, now) for d in docs),
+            ]
+        return [self._event(first, ct, d, now) for d in docs]
+
+    def _event(self, name: str, ct: ContentType, doc: dict[str, Any], now: str) -> Event:
+        populated = self._populated.get(ct.uid)
+        if populated is None:
+            populated = frozenset(n for n, a in ct.attributes.items() if a.column is None)
+            self._populated[ct.uid] = populated
+        entry = {k: v for k, v in doc.items() if k not in populated}
+        status = None
+        if ct.draft_and_publish:
+            status = "draft" if doc.get("publishedAt") is None else "published"
+        return Event(
+            name,
+            ct.uid,
+            ct.singular,
+            doc.get("documentId"),
+            doc.get("locale") if ct.localized else None,
+            status,
+            entry,
+            now,
+        )
+
+    def _committed(self, rec: _Recording, result: T) -> T:
+        """The step every committed write of content or files returns through: its
+        events go to the subscribers."""
+        if rec.events:
+            self.events.committed(rec.events)
+        return result
+
+    def _dropped(self, rec: _Recording) -> None:
+        """A write that failed: the ids its events took in the outbox are given up."""
+        if rec.events:
+            self.events.drop([e.id for e in rec.events])
+            rec.events = []
+
+    async def events_since(
+        self, after: int, limit: int, names: list[str] | None = None
+    ) -> list[Event]:
+        """Committed events with ids above `after`, in commit order (the outbox)."""
+        found: list[Event] = await self._db.read(outbox.since(after, limit, names))
+        return found
+
+    async def event(self, event_id: int) -> Event | None:
+        found: Event | None = await self._db.read(outbox.one(event_id))
+        return found
+
+    async def last_event_id(self) -> int:
+        latest: int = await self._db.read(outbox.latest())
+        return latest
+
+    async def prune_events(self, before: str, keep_from: int | None) -> int:
+        """Deletes events recorded before `before` (an ISO time) but those from id
+        `keep_from` on."""
+        count: int = await self._db.write(outbox.prune(before, keep_from))
+        return count
 
     # ------------------------------------------------------------------ services' records
     # What the services built on this one (files, users, API tokens) read and write: rows
@@ -321,8 +623,15 @@ class DocumentService:
     ) -> dict[str, Any]:
         """A new (published) document from `values`. `check`: a program run first in the
         write's transaction (what it raises fails the write)."""
-        doc = await self._writes.create(ct, values, read=read, check=check)
-        return self._committed("create", ct, doc)
+        check_not_in_transaction()
+        rec = _Recording()
+        try:
+            tail = self._tail("create", ct, rec, None, _same)
+            doc = await self._writes.create(ct, values, read=read, check=check, tail=tail)
+        except BaseException:
+            self._dropped(rec)
+            raise
+        return self._committed(rec, doc)
 
     async def create_records(
         self,
@@ -332,12 +641,15 @@ class DocumentService:
     ) -> list[dict[str, Any]]:
         """Several documents in one transaction, optionally attached to the media field
         `attach` = (type, documentId or id, field) of an entry in the same transaction."""
-        docs = await self._writes.create_many(ct, records, attach)
-        for doc in docs:
-            self._committed("create", ct, doc)
-        if attach is not None:
-            self._committed("update", attach[0], attach[1])
-        return docs
+        check_not_in_transaction()
+        rec = _Recording()
+        try:
+            tail = self._tail("create", ct, rec, None, _same)
+            docs = await self._writes.create_many(ct, records, attach, tail=tail)
+        except BaseException:
+            self._dropped(rec)
+            raise
+        return self._committed(rec, docs)
 
     async def update_record(
         self,
@@ -350,13 +662,29 @@ class DocumentService:
     ) -> dict[str, Any]:
         """A partial update of a document (of its published version); `check`: as for
         `create_record`."""
-        doc = await self._writes.update(ct, document_id, values, read=read, check=check)
-        return self._committed("update", ct, doc)
+        check_not_in_transaction()
+        rec = _Recording()
+        try:
+            tail = self._tail("update", ct, rec, None, _same)
+            doc = await self._writes.update(
+                ct, document_id, values, read=read, check=check, tail=tail
+            )
+        except BaseException:
+            self._dropped(rec)
+            raise
+        return self._committed(rec, doc)
 
     async def delete_record(self, ct: ContentType, document_id: str) -> None:
         """Deletes every version of a document."""
-        await self._writes.delete(ct, document_id)
-        self._committed("delete", ct, document_id)
+        check_not_in_transaction()
+        rec = _Recording()
+        try:
+            tail = self._tail("delete", ct, rec, None, _same)
+            await self._writes.delete(ct, document_id, tail=tail)
+        except BaseException:
+            self._dropped(rec)
+            raise
+        self._committed(rec, None)
 
     async def read_program(self, program: Program) -> Any:
         """Runs a service's own read statements (`content/sql/accounts.py`)."""
@@ -366,17 +694,43 @@ class DocumentService:
         self, ct: ContentType, action: str, program: Program | Callable[[], Program]
     ) -> Any:
         """Runs a service's own statements on `ct`'s table (a user's password, a token's
-        last use) in one transaction; its result once committed."""
-        return self._committed(action, ct, await self._db.write(program))
+        last use) in one transaction: writes of the services' own types, which make no
+        events (`_kind`)."""
+        check_not_in_transaction()
+        if self._kind(ct) is not None:
+            raise ValueError(f"{ct.uid}: its writes go through the document service's methods")
+        return await self._db.write(program)
 
-    def _committed(self, action: str, ct: ContentType, result: T) -> T:
-        """The step every committed write of this service returns through, once its
-        transaction has committed: `action` (create, update, publish, delete, or a
-        service's own) on documents of `ct`; `result` is the write's answer (a document,
-        a documentId, the locale and rows a locale's removal took, or what a service's
-        program returned), handed back unchanged.
-        Notifications of committed writes attach here; nothing listens yet."""
-        return result
+
+class _Recording:
+    """The events a write recorded (its last attempt's), for after its commit."""
+
+    __slots__ = ("events",)
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+
+def _same(result: Any) -> Any:
+    return result
+
+
+def _moment() -> str:
+    """Now, as the events' `createdAt` (ISO 8601, milliseconds, UTC)."""
+    now = now_utc()
+    return f"{now:%Y-%m-%dT%H:%M:%S}.{now.microsecond // 1000:03d}Z"
+
+
+def _locale_change(value: Any) -> ValidationError:
+    message = "The locale of an existing document cannot be changed"
+    return ValidationError(
+        message,
+        {
+            "errors": [
+                {"path": ["locale"], "message": message, "name": "ValidationError", "value": value}
+            ]
+        },
+    )
 
 
 def pick(doc: dict[str, Any], query: Query) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from folio.errors import FolioError
 from folio.store.availability import Availability
 from folio.store.database import Database, invalid_value
 from folio.store.pgpool import ConnectionPool
-from folio.store.program import Batch, Program, Stmt, Version
+from folio.store.program import Batch, Pause, Program, Stmt, Version
 from folio.store.upkeep import Upkeep
 from folio.store.upkeep import enabled as upkeep_enabled
 
@@ -161,6 +161,10 @@ class PostgresDatabase(Database):
             while True:
                 if isinstance(step, Batch):
                     result: Any = [await self._one(conn, s) for s in step.stmts]
+                elif isinstance(step, Pause):
+                    step.arrive()
+                    await step.wait_async()
+                    result = None
                 elif isinstance(step, Version):
                     result = None if writing else await self._version(conn)
                 else:

@@ -6,7 +6,7 @@ PostgreSQL (driven with awaits on an asyncpg connection)."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import Any
 
 Row = Sequence[Any]
@@ -63,7 +63,28 @@ class Version:
 
 VERSION = Version()
 
-Program = Generator[Stmt | Batch | Version, Any, Any]
+
+class Pause:
+    """Holds a write's transaction open at this step while code outside the program runs
+    (a document-service middleware after `next()`): `arrive()` says the step is reached;
+    the driver then waits, on its writer thread (`wait_sync`) or its connection's task
+    (`wait_async`), for the verdict; either raises to roll the write back. A program that
+    yields one is never run on the event loop's own thread."""
+
+    __slots__ = ("arrive", "wait_async", "wait_sync")
+
+    def __init__(
+        self,
+        arrive: Callable[[], None],
+        wait_sync: Callable[[], None],
+        wait_async: Callable[[], Awaitable[None]],
+    ) -> None:
+        self.arrive = arrive
+        self.wait_sync = wait_sync
+        self.wait_async = wait_async
+
+
+Program = Generator[Stmt | Batch | Version | Pause, Any, Any]
 
 
 def query(sql: str, params: Sequence[Any] = ()) -> Stmt:

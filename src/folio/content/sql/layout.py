@@ -10,6 +10,7 @@ import hashlib
 from functools import cache
 from typing import Any
 
+from folio.content.sql.outbox import outbox_table
 from folio.schema.model import Attribute, ContentType, Registry, Schema, snake_case
 from folio.store.tables import Column, Index, Table
 
@@ -154,6 +155,7 @@ def build_layout(registry: Registry) -> list[Table]:
             retired=[f"{FILES_LINK_TABLE}_related_idx"],
         )
     )
+    tables.append(outbox_table())
     return tables
 
 

@@ -15,13 +15,31 @@ from folio.content.sql.layout import FILES_LINK_TABLE
 from folio.content.sql.links import LinkStore, WriteContext
 from folio.content.sql.load import ReadContext
 from folio.content.sql.reads import Reads
+from folio.content.sql.select import Selection
 from folio.content.sql.versions import Versions
 from folio.content.validation import WriteLimits, Written, check_size, validate_data
 from folio.errors import NotFoundError
 from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import ContentType
 from folio.schema.values import now_utc
-from folio.store.program import Program, execute, query
+from folio.store.program import Program, Stmt, execute, query
+
+
+class Tail:
+    """What a write runs last in its transaction, given its answer: `run(answer, created)`
+    (`created`: an update made a new version) records the write's events. `holds`: it may
+    wait there (a middleware's pause), so the write never runs on the event loop's thread.
+    A delete's answer, for its tail, is the versions it removed, as they were."""
+
+    __slots__ = ("holds", "run")
+
+    def __init__(self, run: Callable[[Any, bool], Program], holds: bool = False) -> None:
+        self.run = run
+        self.holds = holds
+
+
+def _light(light: bool, tail: Tail | None) -> bool:
+    return light and (tail is None or not tail.holds)
 
 
 class Writes(Versions):
@@ -44,6 +62,7 @@ class Writes(Versions):
         status: str = "published",
         read: Query | None = None,
         check: Callable[[], Program] | None = None,
+        tail: Tail | None = None,
     ) -> dict[str, Any]:
         """A new document. `check`: a program run first in the write's transaction, for a
         rule across rows that `unique` cannot say (what it raises fails the write)."""
@@ -54,7 +73,18 @@ class Writes(Versions):
         ctx = _answer("draft" if draft_only else "published", locale or self.default_locale, read)
         populate = read.populate if read is not None else None
         if not populate and check is None and self._lone_row(ct, written, draft_only):
-            return await self._create_row(ct, written, locale)
+            stmt, sel = self._row_statement(ct, written, locale)
+            if tail is None:
+                # the statement is the whole write: its own transaction
+                return sel.documents(await self.db.write_one(stmt))[0]
+
+            def lone() -> Program:
+                rows = yield stmt
+                doc = sel.documents(rows)[0]
+                yield from tail.run(doc, True)
+                return doc
+
+            return dict(await self.db.write(lone, light=_light(light, tail)))
 
         def program() -> Program:
             if check is not None:
@@ -63,9 +93,11 @@ class Writes(Versions):
                 ct, new_document_id(), written, None, locale, draft_only
             )
             doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
+            if tail is not None:
+                yield from tail.run(doc, True)
             return doc
 
-        return dict(await self.db.write(program, light=light))
+        return dict(await self.db.write(program, light=_light(light, tail)))
 
     def _lone_row(self, ct: ContentType, written: Written, draft_only: bool) -> bool:
         """Whether a new document is one row and nothing else: no relation, component or
@@ -79,22 +111,23 @@ class Writes(Versions):
             )
         )
 
-    async def _create_row(
+    def _row_statement(
         self, ct: ContentType, written: Written, locale: str | None
-    ) -> dict[str, Any]:
-        """A new document of one row: one INSERT that answers the row as a read-back would."""
+    ) -> tuple[Stmt, Selection]:
+        """A new document of one row: one INSERT that answers the row as a read-back would
+        (with the selection that reads its answer)."""
         now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
         columns = self._new_row(ct, new_document_id(), written, locale, now)
         sel = self.reads.reader(ct).selection(None, f'"{ct.table}"')
         sql = self._insert_statement(ct, tuple(columns), sel.sql)
-        rows = await self.db.write_one(query(sql, list(columns.values())))
-        return sel.documents(rows)[0]
+        return query(sql, list(columns.values())), sel
 
     async def create_many(
         self,
         ct: ContentType,
         records: list[dict[str, Any]],
         attach: tuple[ContentType, str, str] | None = None,
+        tail: Tail | None = None,
     ) -> list[dict[str, Any]]:
         """Creates several documents in one transaction (the upload of several files),
         optionally linking them to a media field of an entry in the same transaction."""
@@ -113,6 +146,8 @@ class Writes(Versions):
             if attach is not None:
                 target, ref_id, field = attach
                 yield from self._attach(target, ref_id, field, [int(d["id"]) for d in docs])
+            if tail is not None:
+                yield from tail.run(docs, True)
             return docs
 
         return list(await self.db.write(program))
@@ -159,6 +194,7 @@ class Writes(Versions):
         status: str = "published",
         read: Query | None = None,
         check: Callable[[], Program] | None = None,
+        tail: Tail | None = None,
     ) -> dict[str, Any]:
         """Partial update of one locale version; for single types (document_id None) the
         document is created when absent. `check`: as for `create`."""
@@ -185,6 +221,8 @@ class Writes(Versions):
                         ct, new_document_id(), written, data, locale, draft_only
                     )
                     created = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
+                    if tail is not None:
+                        yield from tail.run(created, True)
                     return created
             yield from self._lock_document(ct, doc_id)
             # the draft, where the type has drafts (the version every write starts from)
@@ -202,6 +240,8 @@ class Writes(Versions):
                     ct, doc_id, written, data, locale, draft_only, sibling=True
                 )
                 created = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
+                if tail is not None:
+                    yield from tail.run(created, True)
                 return created
             row_id = int(rows[0][0])
             yield from self._check_unique(ct, written, doc_id, locale, ct.draft_and_publish)
@@ -228,9 +268,11 @@ class Writes(Versions):
                 row_id = yield from self._publish_row(ct, doc_id, row_id, locale, now)
                 yield from self._share(ct, row_id, others, False)
             doc = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
+            if tail is not None:
+                yield from tail.run(doc, False)
             return doc
 
-        return dict(await self.db.write(program, light=light))
+        return dict(await self.db.write(program, light=_light(light, tail)))
 
     async def publish(
         self,
@@ -239,6 +281,7 @@ class Writes(Versions):
         *,
         locale: str | None = None,
         read: Query | None = None,
+        tail: Tail | None = None,
     ) -> dict[str, Any]:
         """Publishes the draft of one locale version as it stands (replacing the published
         version), for a single type its document's; the published version answers."""
@@ -264,32 +307,111 @@ class Writes(Versions):
             others = yield from self._other_locales(ct, doc_id, locale)
             yield from self._share(ct, row_id, others, False)
             doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
+            if tail is not None:
+                yield from tail.run(doc, False)
             return doc
 
         return dict(await self.db.write(program))
 
+    async def unpublish(
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        *,
+        locale: str | None = None,
+        read: Query | None = None,
+        tail: Tail | None = None,
+    ) -> dict[str, Any]:
+        """Removes the published version of one locale version (its draft stays, and
+        answers); its tail gets the removed published version."""
+        locale = self._locale_for(ct, locale)
+        ctx = _answer("draft", locale or self.default_locale, read)
+        populate = read.populate if read is not None else None
+
+        def program() -> Program:
+            doc_id = document_id
+            if doc_id is None:
+                doc_id = yield from self._single_document(ct)
+                if doc_id is None:
+                    raise NotFoundError()
+            yield from self._lock_document(ct, doc_id)
+            where, params = self._version_where(ct, doc_id, locale, True)
+            published = yield from self.version_docs(ct, where, params)
+            if not published:
+                raise NotFoundError()
+            draft_where, draft_params = self._version_where(ct, doc_id, locale, False)
+            rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {draft_where}', draft_params)
+            if not rows:
+                raise NotFoundError()
+            yield from self.links.delete_owned(ct, [int(d["id"]) for d in published])
+            yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
+            doc = yield from self.reads.read_back(ct, int(rows[0][0]), populate, ctx)
+            if tail is not None:
+                yield from tail.run(published, False)
+            return doc
+
+        return dict(await self.db.write(program))
+
+    def draft_docs(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
+        """The draft versions of a document (of `locale`'s version when given)."""
+        where, params = self._version_where(ct, document_id, locale, False)
+        docs = yield from self.version_docs(ct, where, params)
+        return docs
+
+    def version_docs(self, ct: ContentType, where: str, params: list[Any]) -> Program:
+        """The versions (rows) `where` selects, as documents without populate, in row
+        order."""
+        table = f'"{ct.table}"'
+        sel = self.reads.reader(ct).selection(None, table)
+        rows = yield query(
+            f"SELECT {sel.sql} FROM {table} WHERE {where} ORDER BY {table}.id", params
+        )
+        return sel.documents(rows)
+
     async def delete(
-        self, ct: ContentType, document_id: str | None, *, locale: str | None = None
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        *,
+        locale: str | None = None,
+        tail: Tail | None = None,
     ) -> None:
         """Deletes every version of a document, or only the versions of one locale."""
-        await self.db.write(lambda: self._delete(ct, document_id, locale, missing_ok=False))
 
-    async def delete_locale(self, types: list[ContentType], locale: str) -> dict[str, int]:
+        def program() -> Program:
+            yield from self._delete(ct, document_id, locale, missing_ok=False, tail=tail)
+
+        await self.db.write(program)
+
+    async def delete_locale(
+        self,
+        types: list[ContentType],
+        locale: str,
+        tail_for: Callable[[ContentType], Tail] | None = None,
+    ) -> dict[str, int]:
         """Deletes every version in `locale` of every document of the localized `types`,
-        in one transaction; returns how many rows each type lost."""
+        in one transaction; returns how many rows each type lost. `tail_for(type)`: the
+        tail run with the versions of that type removed (when there were some)."""
 
         def program() -> Program:
             counts: dict[str, int] = {}
             for ct in types:
                 if ct.localized:
-                    counts[ct.uid] = yield from self._delete(ct, None, locale, missing_ok=True)
+                    counts[ct.uid] = yield from self._delete(
+                        ct, None, locale, missing_ok=True, tail=tail_for(ct) if tail_for else None
+                    )
             return counts
 
         result: dict[str, int] = await self.db.write(program)
         return result
 
     def _delete(
-        self, ct: ContentType, document_id: str | None, locale: str | None, missing_ok: bool
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        locale: str | None,
+        missing_ok: bool,
+        tail: Tail | None = None,
     ) -> Program:
         where, params = "1 = 1", []
         if document_id is not None:
@@ -299,7 +421,11 @@ class Writes(Versions):
             # the version index's terms (see _version_where)
             where += " AND COALESCE(locale, '') = ?"
             params.append(locale)
-        rows = yield query(f'SELECT id, document_id FROM "{ct.table}" WHERE {where}', params)
+        if tail is not None:
+            doomed = yield from self.version_docs(ct, where, params)
+            rows = [(d["id"], d["documentId"]) for d in doomed]
+        else:
+            rows = yield query(f'SELECT id, document_id FROM "{ct.table}" WHERE {where}', params)
         if not rows:
             if missing_ok:
                 return 0
@@ -311,6 +437,8 @@ class Writes(Versions):
                 f'SELECT 1 FROM "{ct.table}" WHERE document_id = ? LIMIT 1', (doc_id,)
             )
             yield from self.links.detach(ct, doc_id, None if not left else locale)
+        if tail is not None:
+            yield from tail.run(doomed, False)
         return len(rows)
 
 
