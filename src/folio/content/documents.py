@@ -395,9 +395,15 @@ class DocumentService:
             query = self.query(ct, given, principal, find=False)
             rec = _Recording()
             tail = self._tail(action, ct, rec, gate, lambda d: pick(d, query))
-            change = self._writes.publish if action == "publish" else self._writes.unpublish
             try:
-                doc = await change(ct, doc_id, locale=query.locale, read=query, tail=tail)
+                if action == "publish":
+                    doc = await self._writes.publish(
+                        ct, doc_id, locale=query.locale, read=query, tail=tail
+                    )
+                else:
+                    doc = await self._writes.unpublish(
+                        ct, doc_id, locale=query.locale, read=query, tail=tail
+                    )
             except BaseException:
                 self._dropped(rec)
                 raise
