@@ -3,15 +3,10 @@ subscribers see, for every kind of write, through HTTP."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from folio.content.events import Event
 from tests.conftest import Api
-
-
-def recorded(api: Api, after: int = 0) -> list[Event]:
-    return asyncio.run(api.folio.documents.events_since(after, 1000)) if False else _since(api, after)
 
 
 def _since(api: Api, after: int) -> list[Event]:
