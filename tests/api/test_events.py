@@ -3,10 +3,18 @@ subscribers see, for every kind of write, through HTTP."""
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from folio.auth.principal import OPEN
+from folio.cli.main import main
 from folio.content.events import Event
-from tests.conftest import Api
+from tests.api.test_relations import png, upload_one
+from tests.conftest import FIXTURES, Api, make_api
 
 
 def _since(api: Api, after: int) -> list[Event]:
@@ -89,3 +97,148 @@ def test_middleware_sees_and_can_refuse_and_roll_back(api: Api) -> None:
     assert [d["title"] for d in listed] == ["SHOUT"]
     assert ("findMany", "api::article.article") in calls
     assert [e.event for e in _since(api, 0)] == ["entry.create", "entry.publish"]
+
+
+def test_locales_single_types_and_unpublish(api: Api) -> None:
+    doc = api.create("articles", {"title": "Hello"})
+    start = _since(api, 0)[-1].id
+    # a new locale of a document, through an update: its versions are created
+    r = api.put(f"/api/articles/{doc['documentId']}?locale=fr", {"data": {"title": "Bonjour"}})
+    assert r.status_code == 200, r.text
+    assert names(_since(api, start)) == [
+        ("entry.create", "draft", "fr"),
+        ("entry.publish", "published", "fr"),
+    ]
+    start = _since(api, 0)[-1].id
+    # a single type's first update creates its document
+    r = api.put("/api/global?status=draft", {"data": {"siteName": "Site"}})
+    assert r.status_code == 200, r.text
+    [created] = _since(api, start)
+    assert (created.event, created.uid, created.model) == (
+        "entry.create",
+        "api::global.global",
+        "global",
+    )
+    start = created.id
+    # unpublishing (app code: the document service) removes the published version
+    ct = api.folio.registry.content_types["api::article.article"]
+    portal = api.client.portal  # type: ignore[attr-defined]
+    answer = portal.call(
+        api.folio.documents.unpublish, ct, doc["documentId"], {"locale": "fr"}, OPEN
+    )
+    assert answer["publishedAt"] is None and answer["title"] == "Bonjour"
+    [gone] = _since(api, start)
+    assert (gone.event, gone.status, gone.locale) == ("entry.unpublish", "published", "fr")
+    assert gone.entry["publishedAt"] is not None
+    r = api.get(f"/api/articles/{doc['documentId']}?locale=fr")
+    assert r.status_code == 404
+    # deleting one locale deletes that locale's versions only
+    start = gone.id
+    r = api.delete(f"/api/articles/{doc['documentId']}?locale=fr")
+    assert r.status_code == 204, r.text
+    assert names(_since(api, start)) == [("entry.delete", "draft", "fr")]
+
+
+def test_media_events_from_the_upload_routes(api: Api) -> None:
+    record = upload_one(api, ("a.png", png(20, 10), "image/png"))
+    [made] = _since(api, 0)
+    assert (made.event, made.uid, made.status) == ("media.create", "plugin::upload.file", None)
+    assert made.entry["name"] == "a.png" and made.entry["id"] == record["id"]
+    assert made.payload() == {
+        "event": "media.create",
+        "createdAt": made.created_at,
+        "media": made.entry,
+    }
+    r = api.client.post(
+        f"/api/upload?id={record['id']}",
+        data={"fileInfo": json.dumps({"alternativeText": "alt"})},
+        files={"unused": ("", b"", "text/plain")},
+    )
+    assert r.status_code == 200, r.text
+    [changed] = _since(api, made.id)
+    assert changed.event == "media.update" and changed.entry["alternativeText"] == "alt"
+    r = api.client.delete(f"/api/upload/files/{record['id']}")
+    assert r.status_code == 200, r.text
+    [gone] = _since(api, changed.id)
+    assert gone.event == "media.delete" and gone.entry["id"] == record["id"]
+
+
+def test_graphql_mutations_make_the_same_events(api: Api) -> None:
+    r = api.post(
+        "/graphql",
+        {
+            "query": 'mutation { createTag(data: {name: "g"}) { documentId } '
+            'createArticle(data: {title: "G"}, status: DRAFT) { documentId } }'
+        },
+    )
+    assert r.status_code == 200 and "errors" not in r.json(), r.text
+    article = r.json()["data"]["createArticle"]["documentId"]
+    r = api.post(
+        "/graphql",
+        {"query": f'mutation {{ deleteArticle(documentId: "{article}") {{ documentId }} }}'},
+    )
+    assert r.status_code == 200 and "errors" not in r.json(), r.text
+    assert [(e.event, e.uid) for e in _since(api, 0)] == [
+        ("entry.create", "api::tag.tag"),
+        ("entry.create", "api::article.article"),
+        ("entry.delete", "api::article.article"),
+    ]
+
+
+def test_a_failing_subscriber_changes_nothing_for_the_write(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    got: list[str] = []
+
+    def broken(event: Event) -> None:
+        raise RuntimeError("subscriber broke")
+
+    async def fine(event: Event) -> None:
+        got.append(event.event)
+
+    api.folio.events.on("entry.create", broken)
+    api.folio.events.on("entry.create", fine)
+    api.create("tags", {"name": "a"})
+    api.client.portal.call(api.folio.events.drain)  # type: ignore[attr-defined]
+    assert got == ["entry.create"]
+    assert "subscriber broke" in caplog.text
+    with pytest.raises(ValueError, match=r"unknown event 'entry\.created'"):
+        api.folio.events.on("entry.created", fine)
+
+
+def test_a_middleware_cannot_write_inside_the_transaction_it_holds(api: Api) -> None:
+    ct = api.folio.registry.content_types["api::tag.tag"]
+
+    async def mw(ctx: Any, next: Any) -> Any:
+        result = await next()
+        if ctx.action == "create" and ctx.uid == "api::article.article":
+            # a write here would wait for the transaction this middleware holds open
+            await api.folio.documents.create(ct, {"name": "nested"}, {}, ctx.principal)
+        return result
+
+    api.folio.documents.use(mw)
+    r = api.post("/api/articles", {"data": {"title": "x"}})
+    assert r.status_code == 500, r.text
+    assert "cannot write after next()" in r.json()["error"]["message"]
+    assert api.get("/api/articles").json()["data"] == []
+    assert api.get("/api/tags").json()["data"] == []
+    assert _since(api, 0) == []
+
+
+def test_the_cli_removal_of_a_locale_makes_delete_events(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = tmp_path / "blog"
+    shutil.copytree(FIXTURES / "blog", app)
+    url = f"sqlite:///{app / '.tmp' / 'data.db'}"
+    for api in make_api(app, url):
+        doc = api.create("articles", {"title": "Hello"})["documentId"]
+        r = api.put(f"/api/articles/{doc}?locale=fr", {"data": {"title": "Bonjour"}})
+        assert r.status_code == 200, r.text
+        before = _since(api, 0)[-1].id
+    assert main(["locale", "remove", "fr", "--app", str(app), "--force"]) == 0
+    for api in make_api(app, url):
+        assert sorted(names(_since(api, before))) == [
+            ("entry.delete", "draft", "fr"),
+            ("entry.delete", "published", "fr"),
+        ]

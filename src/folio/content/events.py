@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from folio.errors import ApplicationError
+from folio.errors import FolioError
 from folio.schema.model import ContentType
 from folio.store.program import Pause
 
@@ -215,7 +215,8 @@ _in_transaction: contextvars.ContextVar[bool] = contextvars.ContextVar(
 
 def check_not_in_transaction() -> None:
     if _in_transaction.get():
-        raise ApplicationError(
+        # the app's code is at fault, not the request: a 500 that says why
+        raise FolioError(
             "A document-service middleware cannot write after next(): the write's "
             "transaction is still open. Write before next(), or in an events.on subscriber."
         )
@@ -248,7 +249,7 @@ class Gate:
     def _wait_sync(self) -> None:
         # the writer thread waits; a middleware that never finishes does not hold it forever
         if not self._decided.wait(GATE_SECONDS):
-            raise ApplicationError("A document-service middleware did not finish in time")
+            raise FolioError("A document-service middleware did not finish in time")
         if self._verdict is not None:
             raise self._verdict
 
@@ -256,7 +257,7 @@ class Gate:
         try:
             await asyncio.wait_for(self._decided_async.wait(), GATE_SECONDS)
         except TimeoutError:
-            raise ApplicationError("A document-service middleware did not finish in time") from None
+            raise FolioError("A document-service middleware did not finish in time") from None
         if self._verdict is not None:
             raise self._verdict
 
@@ -312,7 +313,7 @@ async def gated_write(
     async def inner(c: DocumentContext) -> Any:
         nonlocal gate, task
         if task is not None:
-            raise ApplicationError("A document-service middleware called next() twice")
+            raise FolioError("A document-service middleware called next() twice")
         gate = Gate()
         task = asyncio.get_running_loop().create_task(write(c, gate))
         done, _ = await asyncio.wait({gate.reached, task}, return_when=asyncio.FIRST_COMPLETED)
