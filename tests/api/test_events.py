@@ -3,6 +3,7 @@ subscribers see, for every kind of write, through HTTP."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -242,3 +243,27 @@ def test_the_cli_removal_of_a_locale_makes_delete_events(
             ("entry.delete", "draft", "fr"),
             ("entry.delete", "published", "fr"),
         ]
+
+
+def test_concurrent_writes_reach_subscribers_in_commit_order(api: Api) -> None:
+    """Writes running at once, of one document and of many: the subscribers see every
+    event once, in the order of the outbox, which is the order of the commits."""
+    seen: list[int] = []
+    api.folio.events.on("*", lambda event: seen.append(event.id))
+    tags = api.folio.registry.content_types["api::tag.tag"]
+    articles = api.folio.registry.content_types["api::article.article"]
+    doc = api.create("articles", {"title": "Shared"})["documentId"]
+
+    async def burst() -> None:
+        docs = api.folio.documents
+        writes = [docs.create(tags, {"name": f"t{i}"}, {}, OPEN) for i in range(20)]
+        writes += [
+            docs.update(articles, doc, {"views": i}, {"status": "draft"}, OPEN) for i in range(20)
+        ]
+        await asyncio.gather(*writes)
+        await docs.events.drain()
+
+    api.client.portal.call(burst)  # type: ignore[attr-defined]
+    stored = [e.id for e in _since(api, 0)]
+    assert len(stored) == 2 + 20 + 20
+    assert seen == stored == sorted(stored)
