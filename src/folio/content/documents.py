@@ -41,6 +41,7 @@ from folio.content.events import (
 from folio.content.params import Limits, Locales, parse_locale, parse_status
 from folio.content.query import Pagination, Query, ReadLimits
 from folio.content.queryparser import QueryParser
+from folio.content.recording import EventRecorder, Recording, same
 from folio.content.sql import outbox
 from folio.content.sql.load import ReadContext
 from folio.content.sql.reads import Reads
@@ -48,9 +49,7 @@ from folio.content.sql.writes import Tail, Writes
 from folio.content.validation import WriteLimits
 from folio.content.visibility import prune_populate
 from folio.errors import ForbiddenError, ValidationError
-from folio.schema.builtins import FILE_UID
 from folio.schema.model import ContentType, Registry, Schema
-from folio.schema.values import now_utc
 from folio.store.database import Database
 from folio.store.program import Program
 
@@ -97,8 +96,7 @@ class DocumentService:
         # after-commit subscribers (`app.events.on`) and the services that read events
         self.events = EventBus()
         self._middlewares: list[DocumentMiddleware] = []
-        # per type: the attribute names a populate adds to a document (left out of events)
-        self._populated: dict[str, frozenset[str]] = {}
+        self._recorder = EventRecorder(self._writes, db.dialect, self.events)
 
     def use(self, middleware: DocumentMiddleware) -> DocumentMiddleware:
         """Adds a middleware around the service's calls (the first added runs outermost):
@@ -297,8 +295,8 @@ class DocumentService:
             locale = parse_locale(
                 ct, raw if raw not in (None, "") else body.get("locale"), self.locales
             )
-            rec = _Recording()
-            tail = self._tail("create", ct, rec, gate, lambda d: pick(d, query))
+            rec = Recording()
+            tail = self._recorder.tail("create", ct, rec, gate, lambda d: pick(d, query))
             try:
                 doc = await self._writes.create(
                     ct, body, locale=locale, status=query.status, read=query, tail=tail
@@ -334,8 +332,8 @@ class DocumentService:
             query = query or self.query(ct, given, principal, find=False)
             if "locale" in body and ct.localized and body["locale"] not in (None, query.locale):
                 raise _locale_change(body["locale"])
-            rec = _Recording()
-            tail = self._tail("update", ct, rec, gate, lambda d: pick(d, query))
+            rec = Recording()
+            tail = self._recorder.tail("update", ct, rec, gate, lambda d: pick(d, query))
             try:
                 doc = await self._writes.update(
                     ct,
@@ -393,8 +391,8 @@ class DocumentService:
             given = {k: v for k, v in p.items() if k != "documentId"}
             doc_id = p.get("documentId", document_id)
             query = self.query(ct, given, principal, find=False)
-            rec = _Recording()
-            tail = self._tail(action, ct, rec, gate, lambda d: pick(d, query))
+            rec = Recording()
+            tail = self._recorder.tail(action, ct, rec, gate, lambda d: pick(d, query))
             try:
                 if action == "publish":
                     doc = await self._writes.publish(
@@ -427,8 +425,8 @@ class DocumentService:
             locale = None
             if p.get("locale") not in (None, ""):
                 locale = parse_locale(ct, p.get("locale"), self.locales)
-            rec = _Recording()
-            tail = self._tail("delete", ct, rec, gate, lambda d: None)
+            rec = Recording()
+            tail = self._recorder.tail("delete", ct, rec, gate, lambda d: None)
             try:
                 await self._writes.delete(
                     ct, p.get("documentId", document_id), locale=locale, tail=tail
@@ -450,11 +448,11 @@ class DocumentService:
         transaction (what removing a locale with `--force` does)."""
         check_not_in_transaction()
         types = [ct for ct in self.registry.content_types.values() if ct.localized]
-        rec = _Recording()
+        rec = Recording()
 
         def tail_for(ct: ContentType) -> Tail:
             def run(doomed: Any, created: bool) -> Program:
-                events = self._describe("delete", ct, "entry", doomed, [])
+                events = self._recorder.describe("delete", ct, "entry", doomed, [])
                 yield from outbox.record(events, self.dialect)
                 self.events.hold([e.id for e in events])
                 rec.events += events
@@ -470,107 +468,14 @@ class DocumentService:
         return counts
 
     # ------------------------------------------------------------------ events
-    def _kind(self, ct: ContentType) -> str | None:
-        """Which events a type's writes make: "entry" for the app's content types,
-        "media" for files, None for the services' own types (users, roles, API tokens),
-        which are never sent."""
-        if ct.uid == FILE_UID:
-            return "media"
-        if ct.uid.startswith("api::"):
-            return "entry"
-        return None
-
-    def _tail(
-        self,
-        action: str,
-        ct: ContentType,
-        rec: _Recording,
-        gate: Gate | None,
-        shape: Callable[[Any], Any],
-    ) -> Tail | None:
-        """The end of a write's transaction: its events recorded in the outbox, then the
-        middlewares' pause (`gate`), which gets the answer as `shape` makes it."""
-        kind = self._kind(ct)
-        if kind is None and gate is None:
-            return None
-
-        def run(result: Any, created: bool) -> Program:
-            if rec.events:  # an earlier attempt of a write run again
-                self.events.unhold([e.id for e in rec.events])
-                rec.events = []
-            if kind is not None:
-                drafts: list[dict[str, Any]] = []
-                if (
-                    action in ("create", "update")
-                    and ct.draft_and_publish
-                    and isinstance(result, dict)
-                    and result.get("publishedAt") is not None
-                ):
-                    # a write that published changed the draft too
-                    drafts = yield from self._writes.draft_docs(
-                        ct, result["documentId"], result.get("locale") if ct.localized else None
-                    )
-                events = self._describe("create" if created else action, ct, kind, result, drafts)
-                yield from outbox.record(events, self.dialect)
-                self.events.hold([e.id for e in events])
-                rec.events = events
-            if gate is not None:
-                yield gate.pause(shape(result))
-
-        return Tail(run, holds=gate is not None)
-
-    def _describe(
-        self,
-        action: str,
-        ct: ContentType,
-        kind: str,
-        result: Any,
-        drafts: list[dict[str, Any]],
-    ) -> list[Event]:
-        """The events of a write of `ct` (`result`: its answer; for deletes and unpublish
-        the versions removed; `drafts`: the drafts a publishing write changed)."""
-        now = _moment()
-        docs: list[dict[str, Any]] = result if isinstance(result, list) else [result]
-        if kind == "media":
-            return [self._event(f"media.{action}", ct, d, now) for d in docs]
-        if action in ("delete", "unpublish", "publish"):
-            return [self._event(f"entry.{action}", ct, d, now) for d in docs]
-        first = "entry.create" if action == "create" else "entry.update"
-        if drafts:
-            return [
-                *(self._event(first, ct, d, now) for d in drafts),
-                *(self._event("entry.publish", ct, d, now) for d in docs),
-            ]
-        return [self._event(first, ct, d, now) for d in docs]
-
-    def _event(self, name: str, ct: ContentType, doc: dict[str, Any], now: str) -> Event:
-        populated = self._populated.get(ct.uid)
-        if populated is None:
-            populated = frozenset(n for n, a in ct.attributes.items() if a.column is None)
-            self._populated[ct.uid] = populated
-        entry = {k: v for k, v in doc.items() if k not in populated}
-        status = None
-        if ct.draft_and_publish:
-            status = "draft" if doc.get("publishedAt") is None else "published"
-        return Event(
-            name,
-            ct.uid,
-            ct.singular,
-            doc.get("documentId"),
-            doc.get("locale") if ct.localized else None,
-            status,
-            entry,
-            now,
-        )
-
-    def _committed(self, rec: _Recording, result: T) -> T:
+    def _committed(self, rec: Recording, result: T) -> T:
         """The step every committed write of content or files returns through: its
         events go to the subscribers."""
         if rec.events:
             self.events.committed(rec.events)
         return result
 
-    def _dropped(self, rec: _Recording) -> None:
+    def _dropped(self, rec: Recording) -> None:
         """A write that failed: the ids its events took in the outbox are given up."""
         if rec.events:
             self.events.drop([e.id for e in rec.events])
@@ -630,9 +535,9 @@ class DocumentService:
         """A new (published) document from `values`. `check`: a program run first in the
         write's transaction (what it raises fails the write)."""
         check_not_in_transaction()
-        rec = _Recording()
+        rec = Recording()
         try:
-            tail = self._tail("create", ct, rec, None, _same)
+            tail = self._recorder.tail("create", ct, rec, None, same)
             doc = await self._writes.create(ct, values, read=read, check=check, tail=tail)
         except BaseException:
             self._dropped(rec)
@@ -648,9 +553,9 @@ class DocumentService:
         """Several documents in one transaction, optionally attached to the media field
         `attach` = (type, documentId or id, field) of an entry in the same transaction."""
         check_not_in_transaction()
-        rec = _Recording()
+        rec = Recording()
         try:
-            tail = self._tail("create", ct, rec, None, _same)
+            tail = self._recorder.tail("create", ct, rec, None, same)
             docs = await self._writes.create_many(ct, records, attach, tail=tail)
         except BaseException:
             self._dropped(rec)
@@ -669,9 +574,9 @@ class DocumentService:
         """A partial update of a document (of its published version); `check`: as for
         `create_record`."""
         check_not_in_transaction()
-        rec = _Recording()
+        rec = Recording()
         try:
-            tail = self._tail("update", ct, rec, None, _same)
+            tail = self._recorder.tail("update", ct, rec, None, same)
             doc = await self._writes.update(
                 ct, document_id, values, read=read, check=check, tail=tail
             )
@@ -683,9 +588,9 @@ class DocumentService:
     async def delete_record(self, ct: ContentType, document_id: str) -> None:
         """Deletes every version of a document."""
         check_not_in_transaction()
-        rec = _Recording()
+        rec = Recording()
         try:
-            tail = self._tail("delete", ct, rec, None, _same)
+            tail = self._recorder.tail("delete", ct, rec, None, same)
             await self._writes.delete(ct, document_id, tail=tail)
         except BaseException:
             self._dropped(rec)
@@ -703,28 +608,9 @@ class DocumentService:
         last use) in one transaction: writes of the services' own types, which make no
         events (`_kind`)."""
         check_not_in_transaction()
-        if self._kind(ct) is not None:
+        if self._recorder.kind(ct) is not None:
             raise ValueError(f"{ct.uid}: its writes go through the document service's methods")
         return await self._db.write(program)
-
-
-class _Recording:
-    """The events a write recorded (its last attempt's), for after its commit."""
-
-    __slots__ = ("events",)
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-
-def _same(result: Any) -> Any:
-    return result
-
-
-def _moment() -> str:
-    """Now, as the events' `createdAt` (ISO 8601, milliseconds, UTC)."""
-    now = now_utc()
-    return f"{now:%Y-%m-%dT%H:%M:%S}.{now.microsecond // 1000:03d}Z"
 
 
 def _locale_change(value: Any) -> ValidationError:

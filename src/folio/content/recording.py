@@ -1,0 +1,138 @@
+"""What a write records of itself: the events of the document versions it changed
+(`content/events.py`), made inside its transaction from its answer, stored in the outbox
+(`content/sql/outbox.py`) as its last statements, and held in the event bus until the
+write's outcome is known."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from folio.content.events import Event, EventBus, Gate
+from folio.content.sql import outbox
+from folio.content.sql.writes import Tail, Writes
+from folio.schema.builtins import FILE_UID
+from folio.schema.model import ContentType
+from folio.schema.values import now_utc
+from folio.store.program import Program
+
+
+class EventRecorder:
+    def __init__(self, writes: Writes, dialect: str, bus: EventBus) -> None:
+        self.writes = writes
+        self.dialect = dialect
+        self.bus = bus
+        # per type: the attribute names a populate adds to a document (left out of events)
+        self._populated: dict[str, frozenset[str]] = {}
+
+    def kind(self, ct: ContentType) -> str | None:
+        """Which events a type's writes make: "entry" for the app's content types,
+        "media" for files, None for the services' own types (users, roles, API tokens),
+        which are never sent."""
+        if ct.uid == FILE_UID:
+            return "media"
+        if ct.uid.startswith("api::"):
+            return "entry"
+        return None
+
+    def tail(
+        self,
+        action: str,
+        ct: ContentType,
+        rec: Recording,
+        gate: Gate | None,
+        shape: Callable[[Any], Any],
+    ) -> Tail | None:
+        """The end of a write's transaction: its events recorded in the outbox, then the
+        middlewares' pause (`gate`), which gets the answer as `shape` makes it."""
+        kind = self.kind(ct)
+        if kind is None and gate is None:
+            return None
+
+        def run(result: Any, created: bool) -> Program:
+            if rec.events:  # an earlier attempt of a write run again
+                self.bus.unhold([e.id for e in rec.events])
+                rec.events = []
+            if kind is not None:
+                drafts: list[dict[str, Any]] = []
+                if (
+                    action in ("create", "update")
+                    and ct.draft_and_publish
+                    and isinstance(result, dict)
+                    and result.get("publishedAt") is not None
+                ):
+                    # a write that published changed the draft too
+                    drafts = yield from self.writes.draft_docs(
+                        ct, result["documentId"], result.get("locale") if ct.localized else None
+                    )
+                events = self.describe("create" if created else action, ct, kind, result, drafts)
+                yield from outbox.record(events, self.dialect)
+                self.bus.hold([e.id for e in events])
+                rec.events = events
+            if gate is not None:
+                yield gate.pause(shape(result))
+
+        return Tail(run, holds=gate is not None)
+
+    def describe(
+        self,
+        action: str,
+        ct: ContentType,
+        kind: str,
+        result: Any,
+        drafts: list[dict[str, Any]],
+    ) -> list[Event]:
+        """The events of a write of `ct` (`result`: its answer; for deletes and unpublish
+        the versions removed; `drafts`: the drafts a publishing write changed)."""
+        now = moment()
+        docs: list[dict[str, Any]] = result if isinstance(result, list) else [result]
+        if kind == "media":
+            return [self.event(f"media.{action}", ct, d, now) for d in docs]
+        if action in ("delete", "unpublish", "publish"):
+            return [self.event(f"entry.{action}", ct, d, now) for d in docs]
+        first = "entry.create" if action == "create" else "entry.update"
+        if drafts:
+            return [
+                *(self.event(first, ct, d, now) for d in drafts),
+                *(self.event("entry.publish", ct, d, now) for d in docs),
+            ]
+        return [self.event(first, ct, d, now) for d in docs]
+
+    def event(self, name: str, ct: ContentType, doc: dict[str, Any], now: str) -> Event:
+        populated = self._populated.get(ct.uid)
+        if populated is None:
+            populated = frozenset(n for n, a in ct.attributes.items() if a.column is None)
+            self._populated[ct.uid] = populated
+        entry = {k: v for k, v in doc.items() if k not in populated}
+        status = None
+        if ct.draft_and_publish:
+            status = "draft" if doc.get("publishedAt") is None else "published"
+        return Event(
+            name,
+            ct.uid,
+            ct.singular,
+            doc.get("documentId"),
+            doc.get("locale") if ct.localized else None,
+            status,
+            entry,
+            now,
+        )
+
+
+class Recording:
+    """The events a write recorded (its last attempt's), for after its commit."""
+
+    __slots__ = ("events",)
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+
+def same(result: Any) -> Any:
+    return result
+
+
+def moment() -> str:
+    """Now, as the events' `createdAt` (ISO 8601, milliseconds, UTC)."""
+    now = now_utc()
+    return f"{now:%Y-%m-%dT%H:%M:%S}.{now.microsecond // 1000:03d}Z"
