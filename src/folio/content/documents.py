@@ -602,13 +602,14 @@ class DocumentService:
         return await self._db.read(program)
 
     async def write_program(
-        self, ct: ContentType, action: str, program: Program | Callable[[], Program]
+        self, ct: ContentType | None, action: str, program: Program | Callable[[], Program]
     ) -> Any:
         """Runs a service's own statements on `ct`'s table (a user's password, a token's
         last use) in one transaction: writes of the services' own types, which make no
-        events (`_kind`)."""
+        events (`_kind`). `ct` None: tables of a service that hold no content (webhooks,
+        their deliveries)."""
         check_not_in_transaction()
-        if self._recorder.kind(ct) is not None:
+        if ct is not None and self._recorder.kind(ct) is not None:
             raise ValueError(f"{ct.uid}: its writes go through the document service's methods")
         return await self._db.write(program)
 
