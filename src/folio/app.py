@@ -36,6 +36,7 @@ from folio.startup import file_problem
 from folio.store.availability import check_ready
 from folio.store.database import Database, connection_problem, open_database
 from folio.store.sync import sync_schema
+from folio.webhooks import WebhookService
 
 log = logging.getLogger("folio")
 
@@ -79,6 +80,9 @@ class Folio:
                 index = settings.app_dir / "src" / "index.py"
                 raise code_error(exc, index, "src/index.py: register") from None
         self.users.mailer = self.mailer
+        # config/webhooks.json and the admin API's webhooks; a serving process delivers
+        # them (`webhooks.start_worker`, in the HTTP server's lifespan)
+        self.webhooks = WebhookService(self.documents, settings)
         # resolved after `register`, which may add to the hooks; an unknown name stops the
         # app from loading rather than failing its first request
         self.routes = resolve_routes(self.hooks, self.actions, self)
@@ -115,6 +119,7 @@ class Folio:
                 await result
 
     async def close(self) -> None:
+        await self.webhooks.close()
         await self.db.close()
 
     async def ready(self) -> None:

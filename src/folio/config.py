@@ -19,7 +19,7 @@ from folio.config_keys import check_keys
 from folio.errors import ConfigError
 from folio.startup import nearest
 
-CONFIG_NAMES = ("server", "database", "api", "plugins", "i18n", "middlewares", "admin")
+CONFIG_NAMES = ("server", "database", "api", "plugins", "i18n", "middlewares", "admin", "webhooks")
 # every key read from these files is listed in folio.config_keys.KNOWN_KEYS (the others are
 # refused at start-up): a new key goes there too
 

@@ -189,10 +189,22 @@ KNOWN_KEYS: dict[str, dict[str, Table]] = {
         "timeouts": {"headers": READ, "body": READ, "keepAlive": READ},
         "maxConnectionsPerClient": READ,
         "maxConnections": READ,
-        # the reference's cookie keys, public URL, webhooks and update notices
+        # headers of every webhook delivery (as the reference reads them), and how
+        # deliveries are made (folio.webhooks.settings)
+        "webhooks": {
+            "defaultHeaders": READ,
+            "timeout": READ,
+            "maxAttempts": READ,
+            "backoff": READ,
+            "maxBackoff": READ,
+            "pollInterval": READ,
+            "retentionDays": READ,
+            # the reference's version 4 option; entries are sent without relations
+            "populateRelations": IGNORED,
+        },
+        # the reference's cookie keys, public URL and update notices
         "app": IGNORED,
         "url": IGNORED,
-        "webhooks": IGNORED,
         "logger": IGNORED,
     },
     # `connection` holds the connection's settings, or (the reference's form) a whole
@@ -246,6 +258,19 @@ KNOWN_KEYS: dict[str, dict[str, Table]] = {
         "watchIgnoreFiles": IGNORED,
         "forgotPassword": IGNORED,
         "rateLimit": IGNORED,
+    },
+    # config/webhooks.json (read by folio.webhooks.settings)
+    "webhooks": {
+        "webhooks": [
+            {
+                "name": READ,
+                "url": READ,
+                "headers": READ,
+                "events": READ,
+                "enabled": READ,
+                "secret": READ,
+            }
+        ],
     },
     # config/permissions.json (read by folio.auth.permissions)
     "permissions": {

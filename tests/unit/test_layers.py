@@ -48,6 +48,9 @@ MODULE_LAYERS = {
     "startup": "errors",
     # the table of configuration keys, read by `config`
     "config_keys": "config",
+    # webhooks: a service built on the document service, as those in content/ are (it
+    # reads and writes through it, and posts events over HTTP)
+    "webhooks": "content",
 }
 # where SQL statements may be written: the store and the planner
 SQL_HOMES = ("store", "content/sql")

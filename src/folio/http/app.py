@@ -34,6 +34,7 @@ from folio.errors import (
     ServiceUnavailableError,
 )
 from folio.http.admin import AdminEndpoints
+from folio.http.admin_webhooks import WebhookEndpoints
 from folio.http.documentation import PATH as DOCS_PATH
 from folio.http.documentation import DocumentationPage
 from folio.http.edges import CorsSettings, Edges
@@ -212,6 +213,7 @@ def build_asgi(folio: Folio) -> Starlette:
             app.unavailable = ServiceUnavailableError(str(exc))
             yield
             return
+        await folio.webhooks.start_worker()
         _settle_heap()
         try:
             yield
@@ -241,6 +243,7 @@ def build_asgi(folio: Folio) -> Starlette:
         ),
         *UserEndpoints(folio, pipeline).routes(),
         *AdminEndpoints(folio).routes(),
+        *WebhookEndpoints(folio).routes(),
         Route("/api/upload", uploads.upload, methods=["POST"]),
         Route("/api/upload/files", uploads.find, methods=["GET", "HEAD"]),
         Route("/api/upload/files/{id}", uploads.find_one, methods=["GET", "HEAD"]),

@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from folio.content.sql.outbox import outbox_table
+from folio.content.sql.webhooks import webhook_tables
 from folio.schema.model import Attribute, ContentType, Registry, Schema, snake_case
 from folio.store.tables import Column, Index, Table
 
@@ -156,6 +157,7 @@ def build_layout(registry: Registry) -> list[Table]:
         )
     )
     tables.append(outbox_table())
+    tables += webhook_tables()
     return tables
 
 

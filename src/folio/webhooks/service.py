@@ -1,0 +1,350 @@
+"""The webhook service: the webhooks of config/webhooks.json (read-only) and of the admin
+API (stored in the database, so that every process and host sees the same), the record of
+delivery attempts, test deliveries and redeliveries, and the delivery worker's start and
+stop. The admin API and the CLI call it; it reads and writes through the document service.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+
+from folio.config import Settings
+from folio.content.documents import DocumentService
+from folio.content.sql.webhooks import Record, WebhookStatements
+from folio.errors import ForbiddenError, NotFoundError, ValidationError
+from folio.webhooks import settings as loading
+from folio.webhooks.model import (
+    Webhook,
+    enabled_problem,
+    events_problem,
+    headers_problem,
+    name_problem,
+    ordered_events,
+    secret_problem,
+    url_problem,
+)
+from folio.webhooks.sender import Outcome, Sender
+
+TEST_EVENT = "trigger-test"
+# fields of the API's body, with their checks
+FIELDS = {
+    "name": name_problem,
+    "url": url_problem,
+    "headers": headers_problem,
+    "events": events_problem,
+    "isEnabled": enabled_problem,
+    "secret": secret_problem,
+}
+# fields a client may send back as it got them (ignored)
+ECHOED = frozenset({"id", "source", "signed", "createdAt", "updatedAt"})
+# delivery records a list shows at most
+MAX_LIST = 1000
+
+
+class WebhookService:
+    def __init__(self, documents: DocumentService, settings: Settings) -> None:
+        self.documents = documents
+        self.settings, self.configured = loading.load(settings)
+        self.sql = WebhookStatements(documents.dialect)
+        self.sender = Sender(self.settings)
+        # the delivery worker of a serving process (start_worker)
+        self.worker: Any = None
+
+    # ------------------------------------------------------------------ the webhooks
+    async def stored(self) -> list[Webhook]:
+        """The webhooks of the admin API."""
+        rows = await self.documents.read_program(self.sql.webhooks())
+        return [_from_row(r) for r in rows]
+
+    def merge(self, rows: list[dict[str, Any]]) -> list[Webhook]:
+        """The configured webhooks and the API's (rows read by the worker)."""
+        return [*self.configured, *(_from_row(r) for r in rows)]
+
+    async def all(self) -> list[Webhook]:
+        return [*self.configured, *await self.stored()]
+
+    async def get(self, webhook_id: str) -> Webhook:
+        for hook in self.configured:
+            if hook.key == webhook_id:
+                return hook
+        row = None
+        if webhook_id.isdecimal() and len(webhook_id) < 12:
+            row = await self.documents.read_program(self.sql.webhook(int(webhook_id)))
+        if row is None:
+            raise NotFoundError("webhook.notFound")
+        return _from_row(row)
+
+    async def find_by_id(self, webhook_id: str) -> Webhook | None:
+        try:
+            return await self.get(webhook_id)
+        except NotFoundError:
+            return None
+
+    async def find(self, name_or_id: str) -> Webhook | None:
+        """A webhook by its name or id (the CLI's argument)."""
+        hooks = await self.all()
+        for hook in hooks:
+            if hook.name == name_or_id:
+                return hook
+        for hook in hooks:
+            if hook.key == name_or_id:
+                return hook
+        return None
+
+    async def create(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A new webhook from the admin API's body; answered with its secret, shown this
+        once (made when the body gives none)."""
+        values = _checked(data, None)
+        await self._check_name(values["name"], None)
+        if "secret" not in data:
+            values["secret"] = secrets.token_hex(32)
+        program = self.sql.create(values, _now())
+        webhook_id = await self.documents.write_program(None, "webhooks.create", program)
+        hook = await self.get(str(webhook_id))
+        self._changed()
+        return {**hook.shown(), "secret": values["secret"]}
+
+    async def update(self, webhook_id: str, data: dict[str, Any]) -> Webhook:
+        current = await self.get(webhook_id)
+        self._writable(current)
+        values = _checked(data, current)
+        if values["name"] != current.name:
+            await self._check_name(values["name"], current.key)
+        enabling = values["enabled"] and not current.enabled
+        program = self.sql.update(int(current.key), values, _now(), enabling)
+        if not await self.documents.write_program(None, "webhooks.update", program):
+            raise NotFoundError("webhook.notFound")
+        self._changed()
+        return await self.get(webhook_id)
+
+    async def delete(self, webhook_id: str) -> Webhook:
+        current = await self.get(webhook_id)
+        self._writable(current)
+        program = self.sql.delete(int(current.key))
+        if not await self.documents.write_program(None, "webhooks.delete", program):
+            raise NotFoundError("webhook.notFound")
+        self._changed()
+        return current
+
+    def _writable(self, hook: Webhook) -> None:
+        if hook.from_config:
+            raise ForbiddenError(
+                f"Webhook {hook.name!r} is defined in config/webhooks.json and cannot be "
+                "changed through the admin API: change the file"
+            )
+
+    async def _check_name(self, name: str, key: str | None) -> None:
+        for hook in await self.all():
+            if hook.name == name and hook.key != key:
+                message = f"name: a webhook named {name!r} exists already"
+                raise ValidationError(message, _details([("name", message, name)]))
+
+    def _changed(self) -> None:
+        if self.worker is not None:
+            self.worker.changed()
+
+    # ------------------------------------------------------------------ deliveries
+    async def deliveries(
+        self,
+        webhook: Webhook | None = None,
+        *,
+        failed: bool = False,
+        limit: int = 100,
+        before: int | None = None,
+    ) -> list[Record]:
+        """The latest delivery attempts, newest first (of one webhook when given)."""
+        keys = [webhook.key] if webhook is not None else None
+        program = self.sql.deliveries(keys, failed, min(max(limit, 1), MAX_LIST), before)
+        found: list[Record] = await self.documents.read_program(program)
+        return found
+
+    async def delivery(self, delivery_id: int) -> Record | None:
+        found: Record | None = await self.documents.read_program(self.sql.delivery(delivery_id))
+        return found
+
+    async def trigger(self, webhook_id: str) -> dict[str, Any]:
+        """Sends the test event (`trigger-test`, as the reference) now, whether the
+        webhook is enabled or not; answers as the reference: the status and, when it is
+        not a success, the answer's text or the error."""
+        hook = await self.get(webhook_id)
+        body = orjson.dumps({"event": TEST_EVENT, "createdAt": _now()})
+        outcome = await self.sender.send(hook, TEST_EVENT, None, body)
+        await self._record(hook, None, TEST_EVENT, body, outcome, None)
+        answer: dict[str, Any] = {"statusCode": outcome.status_code or 500}
+        if not outcome.ok:
+            answer["message"] = outcome.error
+        return answer
+
+    async def redeliver(self, delivery_id: int, webhook: Webhook | None = None) -> Record:
+        """Sends a recorded delivery's event again, now, once (whatever became of it),
+        to its webhook as it is now; the new attempt's record."""
+        found = await self.delivery(delivery_id)
+        if found is None or (webhook is not None and found.webhook != webhook.key):
+            raise NotFoundError("Delivery not found")
+        hook = await self.get(found.webhook)
+        body: bytes | None = None
+        if found.event_id is not None:
+            event = await self.documents.event(found.event_id)
+            if event is not None:
+                body = orjson.dumps(event.payload())
+        elif found.event == TEST_EVENT:
+            body = orjson.dumps({"event": TEST_EVENT, "createdAt": _now()})
+        if body is None and found.body is not None:
+            body = found.body.encode()
+        if body is None:
+            raise NotFoundError(
+                f"The event of delivery {delivery_id} is no longer kept (pruned after "
+                f"{self.settings.retention_days:g} days)"
+            )
+        outcome = await self.sender.send(hook, found.event, found.event_id, body)
+        return await self._record(hook, found.event_id, found.event, body, outcome, found.id)
+
+    async def _record(
+        self,
+        hook: Webhook,
+        event_id: int | None,
+        event: str,
+        body: bytes,
+        outcome: Outcome,
+        redelivery_of: int | None,
+    ) -> Record:
+        record = attempt_record(hook, event_id, event, 1, outcome, body, False, redelivery_of)
+        [made] = await self.documents.write_program(
+            None, "webhooks.record", self.sql.record([record])
+        )
+        return record._replace(id=made)
+
+    async def prune(self, keep: list[str]) -> tuple[int, int]:
+        """Deletes the events and delivery records older than the retention, but the
+        events still owed to the enabled webhooks of `keep`; (events, records) deleted."""
+        before = _iso(datetime.now(UTC) - timedelta(days=self.settings.retention_days))
+        keep_from = await self.documents.read_program(self.sql.keep_from(keep))
+        events = await self.documents.prune_events(before, keep_from)
+        records = await self.documents.write_program(None, "webhooks.prune", self.sql.prune(before))
+        return events, int(records)
+
+    # ------------------------------------------------------------------ the worker
+    async def start_worker(self) -> None:
+        """Starts this process's delivery worker (a serving process)."""
+        from folio.webhooks.delivery import DeliveryWorker
+
+        if self.worker is None:
+            self.worker = DeliveryWorker(self)
+            await self.worker.start()
+
+    async def close(self) -> None:
+        if self.worker is not None:
+            worker, self.worker = self.worker, None
+            await worker.stop()
+        await self.sender.close()
+
+
+def attempt_record(
+    hook: Webhook,
+    event_id: int | None,
+    event: str,
+    attempt: int,
+    outcome: Outcome,
+    body: bytes,
+    retry: bool,
+    redelivery_of: int | None = None,
+) -> Record:
+    """The record of an attempt; a failure with no retry left keeps its body."""
+    status = "delivered" if outcome.ok else "retry" if retry else "failed"
+    return Record(
+        webhook=hook.key,
+        webhook_name=hook.name,
+        event_id=event_id,
+        event=event,
+        attempt=attempt,
+        status=status,
+        status_code=outcome.status_code,
+        duration_ms=outcome.duration_ms,
+        error=outcome.error,
+        body=body.decode() if status == "failed" else None,
+        redelivery_of=redelivery_of,
+        created_at=_now(),
+    )
+
+
+def shown_record(record: Record) -> dict[str, Any]:
+    """A delivery attempt as the admin API shows it."""
+    return {
+        "id": record.id,
+        "webhook": record.webhook,
+        "webhookName": record.webhook_name,
+        "eventId": record.event_id,
+        "event": record.event,
+        "attempt": record.attempt,
+        "status": record.status,
+        "statusCode": record.status_code,
+        "durationMs": record.duration_ms,
+        "error": record.error,
+        "redeliveryOf": record.redelivery_of,
+        "createdAt": record.created_at,
+    }
+
+
+def _from_row(row: dict[str, Any]) -> Webhook:
+    return Webhook(
+        key=str(row["id"]),
+        name=row["name"],
+        url=row["url"],
+        headers=dict(row["headers"]),
+        events=tuple(row["events"]),
+        enabled=row["enabled"],
+        secret=row["secret"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def _checked(data: dict[str, Any], current: Webhook | None) -> dict[str, Any]:
+    """The stored values of a create (`current` None) or an update (`data` over
+    `current`); a ValidationError naming every problem."""
+    problems: list[tuple[str, str, Any]] = []
+    for key, value in data.items():
+        if key in FIELDS:
+            problem = FIELDS[key](value)
+            if problem:
+                problems.append((key, f"{key} {problem}", value))
+        elif key not in ECHOED:
+            problems.append((key, f"{key} is not a webhook field", value))
+    if current is None:
+        for key in ("name", "url", "events"):
+            if key not in data:
+                problems.append((key, f"{key} is a required field", None))
+    if problems:
+        message = problems[0][1] if len(problems) == 1 else f"{len(problems)} errors occurred"
+        raise ValidationError(message, _details(problems))
+    return {
+        "name": data["name"].strip() if "name" in data else current.name if current else "",
+        "url": data.get("url", current.url if current else ""),
+        "headers": data.get("headers", dict(current.headers) if current else {}),
+        "events": list(ordered_events(data["events"]))
+        if "events" in data
+        else list(current.events if current else ()),
+        "enabled": data.get("isEnabled", current.enabled if current else True),
+        "secret": data.get("secret", current.secret if current else None),
+    }
+
+
+def _details(problems: list[tuple[str, str, Any]]) -> dict[str, Any]:
+    return {
+        "errors": [
+            {"path": [key], "message": message, "name": "ValidationError", "value": value}
+            for key, message, value in problems
+        ]
+    }
+
+
+def _iso(moment: datetime) -> str:
+    return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"
+
+
+def _now() -> str:
+    return _iso(datetime.now(UTC))
