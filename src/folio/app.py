@@ -28,6 +28,7 @@ from folio.content.sql.layout import build_layout
 from folio.content.sql.sharing import sync_sharing
 from folio.errors import ConfigError
 from folio.extensions import GraphQLPlugin
+from folio.feed import Feed, FeedSettings, feed_for
 from folio.files.providers import Provider, provider_for
 from folio.hooks import code_error, load_hooks, load_index, resolve_routes
 from folio.schema.loader import load_registry
@@ -52,6 +53,10 @@ class Folio:
         self.files = FileService(self.documents)
         # after-commit subscribers of this process's writes: `app.events.on(name, fn)`
         self.events = self.documents.events
+        # the realtime feed (SSE): runs while it has subscribers (config/api: realtime)
+        self.feed: Feed = feed_for(
+            self.documents, FeedSettings.read(settings), db.listen if db.notifies else None
+        )
         self.auth_settings = auth = load_auth_settings(settings)
         self.actions = catalogue(registry)
         self.roles = RoleTable(settings.app_dir, self.actions)
@@ -120,6 +125,7 @@ class Folio:
 
     async def close(self) -> None:
         await self.webhooks.close()
+        await self.feed.close()
         await self.db.close()
 
     async def ready(self) -> None:

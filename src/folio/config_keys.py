@@ -225,6 +225,17 @@ KNOWN_KEYS: dict[str, dict[str, Table]] = {
         "maxBodyBytes": READ,
         "maxComponents": READ,
         "maxRelationEntries": READ,
+        # the realtime feed's event streams (folio.feed.settings)
+        "realtime": {
+            "enabled": READ,
+            "heartbeatSeconds": READ,
+            "retryMilliseconds": READ,
+            "maxStreams": READ,
+            "maxStreamSeconds": READ,
+            "queueSize": READ,
+            "pollMilliseconds": READ,
+            "watch": READ,
+        },
     },
     "i18n": {
         "defaultLocale": READ,

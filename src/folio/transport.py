@@ -163,6 +163,13 @@ TOO_MANY = _answer(
 # seconds a refused connection stays open for its client to read the 503
 REFUSED_LINGER = 1.0
 
+# The scope key where an answer that runs until it is told to stop (an event stream) puts
+# the function that stops it: at shutdown the server waits for every connection to end.
+STOP = "folio.stop"
+# seconds a stopped answer has to end before its connection is cut (a client that reads
+# nothing would hold it, and the shutdown, forever)
+STOP_GRACE = 5.0
+
 # waiting for the next request's headers; reading a request's body; handed to another
 # protocol (an upgrade), no longer timed here
 HEADERS, BODY, UPGRADED = 0, 1, 2
@@ -314,6 +321,20 @@ class FolioHttpProtocol(HttpToolsProtocol):
         if self._begun and self._timer is None and not self.transport.is_closing():
             # the next request's headers began during the answer
             self._timer = self.loop.call_later(self.limits.headers, self._headers_late)
+
+    def shutdown(self) -> None:
+        cycle = self.cycle
+        stop: Any = None
+        if cycle is not None and not cycle.response_complete:
+            stop = self.scope.get(STOP)
+        super().shutdown()
+        if callable(stop):
+            stop()
+            self.loop.call_later(STOP_GRACE, self._cut)
+
+    def _cut(self) -> None:
+        if self in self.connections:  # not gone yet: its end, or its close, is stuck
+            self.transport.abort()
 
     def _cancel(self) -> None:
         if self._timer is not None:

@@ -24,8 +24,10 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "folio"
 # layer -> the layers it may import (besides itself)
 ALLOWED = {
     "cli": {"app", "content", "auth", "schema", "files", "config", "errors"},
-    "http": {"app", "content", "auth", "schema", "files", "config", "errors"},
-    "app": {"content", "auth", "schema", "store", "files", "config", "errors"},
+    "http": {"app", "feed", "content", "auth", "schema", "files", "config", "errors"},
+    "app": {"feed", "content", "auth", "schema", "store", "files", "config", "errors"},
+    # the realtime feed: reads events through the document service
+    "feed": {"content", "auth", "schema", "config", "errors"},
     "content": {"auth", "schema", "store", "files", "config", "errors"},
     "auth": {"schema", "config", "errors"},
     "files": {"config", "errors"},

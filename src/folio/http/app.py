@@ -38,6 +38,7 @@ from folio.http.admin_webhooks import WebhookEndpoints
 from folio.http.documentation import PATH as DOCS_PATH
 from folio.http.documentation import DocumentationPage
 from folio.http.edges import CorsSettings, Edges
+from folio.http.events import EventStreams
 from folio.http.graphql.endpoint import GraphQLEndpoint
 from folio.http.openapi import OpenApiBuilder
 from folio.http.pipeline import Pipeline
@@ -141,7 +142,11 @@ class FolioApp(Starlette):
                 root, document, names = self.content
                 # `/api/articles/` is `/api/articles` (as the reference answers)
                 name, slash, document_id = path[5:].rstrip("/").partition("/")
-                if name in names and (not slash or (document_id and "/" not in document_id)):
+                # `/api/<name>/events` is the type's event stream (folio.http.events)
+                if name in names and (
+                    not slash
+                    or (document_id and "/" not in document_id and document_id != "events")
+                ):
                     scope["app"] = self
                     params = {"name": name, "document_id": document_id} if slash else {"name": name}
                     scope["path_params"] = params
@@ -249,6 +254,7 @@ def build_asgi(folio: Folio) -> Starlette:
         Route("/api/upload/files/{id}", uploads.find_one, methods=["GET", "HEAD"]),
         Route("/api/upload/files/{id}", uploads.destroy, methods=["DELETE"]),
         *_storage_mount(folio),
+        *EventStreams(folio, pipeline, endpoints.root).routes(),
         Route("/api/{name}", endpoints.root, methods=ALL_METHODS),
         Route("/api/{name}/{document_id}", endpoints.document, methods=ALL_METHODS),
         Route("/{path:path}", _not_found, methods=ALL_METHODS),

@@ -8,7 +8,7 @@ import socket
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from folio.errors import ConfigError, ValidationError
@@ -51,6 +51,20 @@ class Database(ABC):
         return self._count
 
     _count = 0
+
+    # whether `listen` hears other sessions' notifications (PostgreSQL)
+    notifies = False
+
+    async def listen(self, channel: str, callback: Callable[[], None]) -> Listening | None:
+        """Calls `callback()` on the loop at each notification on `channel` by any session
+        (and once after each (re)connection of the listening session, for what it may have
+        missed) until the returned handle is closed; None where the database has no
+        notifications (SQLite)."""
+        return None
+
+
+class Listening(Protocol):
+    async def close(self) -> None: ...
 
 
 def invalid_value(reason: str) -> ValidationError:

@@ -17,6 +17,7 @@ from folio.caches import BoundedCache
 from folio.errors import FolioError
 from folio.store.availability import Availability
 from folio.store.database import Database, invalid_value
+from folio.store.pglisten import Listener
 from folio.store.pgpool import ConnectionPool
 from folio.store.program import Batch, Pause, Program, Stmt, Version
 from folio.store.upkeep import Upkeep
@@ -41,6 +42,8 @@ def to_numbered(sql: str) -> str:
 
 
 STATEMENT_CACHE = 1024
+# the application name of a listening session (`listen`)
+LISTENER_NAME = "folio-listen"
 # runs of a write that keeps losing deadlocks before its error is answered
 RETRIES = 4
 
@@ -132,6 +135,20 @@ class PostgresDatabase(Database):
         if upkeep_enabled():
             self.upkeep = Upkeep(self.url)
             self.upkeep.start()
+
+    notifies = True
+
+    async def listen(self, channel: str, callback: Callable[[], None]) -> Listener:
+        """A LISTEN on a connection of its own (store.pglisten), reconnected after a loss."""
+
+        def connect() -> Any:
+            # named, so that an operator sees what the session is (pg_stat_activity)
+            settings = {"application_name": LISTENER_NAME}
+            return asyncpg.connect(self.url, timeout=CONNECT_TIMEOUT, server_settings=settings)
+
+        listener = Listener(connect, channel, callback)
+        listener.start()
+        return listener
 
     async def close(self) -> None:
         if self.upkeep is not None:

@@ -1,0 +1,40 @@
+"""The feed that learns of other processes' commits from PostgreSQL's notifications: every
+write that records events notifies the channel `folio_events` in its own transaction (the
+outbox's INSERT), and the server delivers the notification at commit to every session
+listening on it, in every process and on every host. One connection per process listens
+(the store's `listen`, a connection of its own, reconnected after a loss; on each
+(re)connection the pump reads the outbox, for what was committed while it was away)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol
+
+from folio.content.sql.outbox import CHANNEL
+from folio.feed.base import Feed
+from folio.feed.settings import FeedSettings
+
+if TYPE_CHECKING:
+    from folio.content.documents import DocumentService
+
+
+class Listening(Protocol):
+    async def close(self) -> None: ...
+
+
+Listen = Callable[[str, Callable[[], None]], Awaitable[Listening | None]]
+
+
+class NotifyFeed(Feed):
+    def __init__(self, documents: DocumentService, settings: FeedSettings, listen: Listen) -> None:
+        super().__init__(documents, settings)
+        self._listen = listen
+        self._listening: Listening | None = None
+
+    async def _watch(self) -> None:
+        self._listening = await self._listen(CHANNEL, self.wake)
+
+    async def _unwatch(self) -> None:
+        listening, self._listening = self._listening, None
+        if listening is not None:
+            await listening.close()
