@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from folio.auth.principal import OPEN
@@ -267,3 +268,59 @@ def test_concurrent_writes_reach_subscribers_in_commit_order(api: Api) -> None:
     stored = [e.id for e in _since(api, 0)]
     assert len(stored) == 2 + 20 + 20
     assert seen == stored == sorted(stored)
+
+
+PROBES = FIXTURES / "reference" / "webhook-probes.json"
+
+
+def _probe_entry(step: str, event: str) -> dict[str, Any]:
+    steps = json.loads(PROBES.read_text())["steps"]
+    [found] = [s for s in steps if s["step"].startswith(step)]
+    [body] = [d["body"] for d in found["deliveries"] if d["body"]["event"] == event]
+    return dict(body["entry"])
+
+
+def _shape(value: Any) -> Any:
+    """Keys, recursively (lists by their first item): what must match the reference."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items() if k not in ("formats",)}
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return [_shape(v) for v in value]
+    return None
+
+
+def test_a_webhooks_entry_is_shaped_as_the_reference_sends_it(api: Api) -> None:
+    """Created as in the reference's probe: the publish event's entry, re-read for the
+    webhook, has the same members at every level (relations one level, media, components
+    and zones with their media)."""
+    pic = upload_one(api, ("pic.png", png(40, 30), "image/png"))["id"]
+    note = api.client.post(
+        "/api/upload", files=[("files", ("note.txt", b"hello", "text/plain"))]
+    ).json()[0]["id"]
+    category = api.create("categories", {"name": "News", "slug": "news"})["documentId"]
+    tag = api.create("tags", {"name": "t1"})["documentId"]
+    author = api.create("authors", {"name": "Ann", "email": "ann@example.com"})["documentId"]
+    steps = json.loads(PROBES.read_text())["steps"]
+    [probe] = [s for s in steps if s["step"].startswith("create article without status")]
+    data = probe["request"]["body"]["data"]
+    data.update(
+        cover=pic,
+        gallery=[pic, note],
+        category=category,
+        tags=[tag],
+        author=author,
+        seo={**data["seo"], "shareImage": pic},
+        blocks=[data["blocks"][0], {"__component": "shared.media", "file": pic}],
+    )
+    doc = api.create("articles", data)
+    [publish] = [e for e in _since(api, 0) if e.event == "entry.publish"]
+    entry = api.client.portal.call(api.folio.documents.event_entry, publish)  # type: ignore[attr-defined]
+    expected = _probe_entry("create article without status", "entry.publish")
+    assert _shape(orjson.loads(orjson.dumps(entry))) == _shape(expected)
+    assert entry["documentId"] == doc["documentId"]
+    assert entry["seo"]["shareImage"]["id"] == pic
+    # a version replaced since is sent as it was recorded
+    r = api.put(f"/api/articles/{doc['documentId']}", {"data": {"title": "Again"}})
+    assert r.status_code == 200, r.text
+    again = api.client.portal.call(api.folio.documents.event_entry, publish)  # type: ignore[attr-defined]
+    assert again == publish.entry

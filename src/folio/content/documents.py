@@ -25,7 +25,7 @@ from collections.abc import Callable, Coroutine, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from folio.auth.principal import Principal
+from folio.auth.principal import OPEN, Principal
 from folio.caches import BoundedCache, weigh
 from folio.config import Settings
 from folio.content.events import (
@@ -480,6 +480,49 @@ class DocumentService:
         if rec.events:
             self.events.drop([e.id for e in rec.events])
             rec.events = []
+
+    async def event_entry(self, event: Event) -> dict[str, Any]:
+        """The entry a webhook sends for `event`, as the reference sends it: for a
+        create, update or publish, the version re-read now with its relations (their own
+        fields), media, components and dynamic zones (with theirs); for other events, or
+        when the version is gone (replaced or deleted since), the entry the event recorded
+        (the version as it was, without populate)."""
+        ct = self.registry.content_types.get(event.uid)
+        row_id = event.entry.get("id")
+        if (
+            ct is None
+            or event.event not in ("entry.create", "entry.update", "entry.publish")
+            or not isinstance(row_id, int)
+        ):
+            return event.entry
+        params: dict[str, Any] = {"populate": self._entry_populate(ct)}
+        if event.status == "draft":
+            params["status"] = "draft"
+        if event.locale:
+            params["locale"] = event.locale
+        query = self.query(
+            ct, params, OPEN, find=False, key=("event-entry", event.status, event.locale)
+        )
+        found = await self._reads.find_by_id(ct, row_id, query)
+        return found if found is not None else event.entry
+
+    def _entry_populate(self, schema: Schema) -> dict[str, Any]:
+        """Relations one level, media, and components and zones with their own (the
+        populate of a webhook's entry)."""
+        spec: dict[str, Any] = {}
+        for name, attr in schema.attributes.items():
+            if attr.type in ("relation", "media"):
+                spec[name] = "true"
+            elif attr.type == "component" and attr.component:
+                inner = self._entry_populate(self.registry.components[attr.component])
+                spec[name] = {"populate": inner} if inner else "true"
+            elif attr.type == "dynamiczone":
+                on: dict[str, Any] = {}
+                for uid in attr.components:
+                    inner = self._entry_populate(self.registry.components[uid])
+                    on[uid] = {"populate": inner} if inner else {}
+                spec[name] = {"on": on}
+        return spec
 
     async def events_since(
         self, after: int, limit: int, names: list[str] | None = None
