@@ -211,10 +211,11 @@ def main(argv: list[str] | None = None) -> int:
                 action="store_true",
                 help="delete the locale's content (every version, in one transaction) first",
             )
-    from folio.cli import access
+    from folio.cli import access, webhooks
 
     access.with_app_option(loc_sub)
     access.add_parsers(sub)
+    webhooks.add_parsers(sub)
     args = parser.parse_args(argv)
     if args.command != "new":
         problem = app_problem(args.app_dir if args.command in ("serve", "develop") else args.app)
@@ -223,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if args.command in ("token", "user", "permissions", "role"):
         return access.run(args)
+    if args.command == "webhook":
+        return webhooks.run(args)
     if args.command == "locale":
         return _locale(args)
     if args.command == "new":

@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from folio.errors import ValidationError
+from folio.errors import FolioError, ValidationError
 from folio.http.admin import AdminEndpoints
 from folio.http.responses import json_response
 from folio.http.rest.content import read_json
@@ -55,9 +55,7 @@ class WebhookEndpoints(AdminEndpoints):
             Route(BASE + "/{id}", self.delete_webhook, methods=["DELETE"]),
             Route(BASE + "/{id}/trigger", self.trigger, methods=["POST"]),
             Route(BASE + "/{id}/deliveries", self.deliveries, methods=["GET", "HEAD"]),
-            Route(
-                BASE + "/{id}/deliveries/{delivery}/redeliver", self.redeliver, methods=["POST"]
-            ),
+            Route(BASE + "/{id}/deliveries/{delivery}/redeliver", self.redeliver, methods=["POST"]),
         ]
 
     async def list_webhooks(self, request: Request) -> Response:
@@ -90,7 +88,7 @@ class WebhookEndpoints(AdminEndpoints):
         body = await read_json(request, self.folio.settings.max_body_bytes)
         ids = body.get("ids") if isinstance(body, dict) else None
         if not isinstance(ids, list) or not ids or not all(isinstance(i, str | int) for i in ids):
-            raise ValidationError("ids must be an array of id")
+            raise BadRequestError("ids must be an array of id")
         for webhook_id in ids:
             hook = await self.webhooks.find_by_id(str(webhook_id))
             if hook is not None:
@@ -122,6 +120,13 @@ class WebhookEndpoints(AdminEndpoints):
         delivery = int(raw) if raw.isdecimal() and len(raw) < 19 else -1
         record = await self.webhooks.redeliver(delivery, hook)
         return json_response({"data": shown_record(record)}, 201)
+
+
+class BadRequestError(FolioError):
+    """The reference's answer to a batch delete without ids."""
+
+    status = 400
+    name = "BadRequestError"
 
 
 def _whole(raw: str | None, name: str, default: Any) -> Any:

@@ -34,11 +34,10 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING
 
-import orjson
-
 from folio.content.events import Event
 from folio.content.sql.webhooks import Claim, Cursor, Record
 from folio.webhooks.model import Webhook
+from folio.webhooks.sender import body as delivery_body
 from folio.webhooks.service import attempt_record
 
 if TYPE_CHECKING:
@@ -81,6 +80,8 @@ class DeliveryWorker:
         self._task: asyncio.Task[None] | None = None
         self._next_prune = 0.0
         self._logged: dict[str, float] = {}
+        # one turn at a time (a turn claims, and must see the routes the last one made)
+        self._turn = asyncio.Lock()
 
     # ------------------------------------------------------------------ life
     async def start(self) -> None:
@@ -118,11 +119,12 @@ class DeliveryWorker:
                     None, "webhooks.release", self.sql.release(self.owner)
                 )
 
-    def changed(self) -> None:
-        """A webhook was made, changed or deleted in this process."""
+    async def changed(self) -> None:
+        """A webhook was made, changed or deleted in this process: its routes here learn
+        it before the admin API answers (other processes within `pollInterval`)."""
         self.polling = True
-        if self._wake is not None:
-            self._wake.set()
+        if not self.stopping:
+            await self.tick()
 
     def committed(self, events: list[Event]) -> None:
         """This process's committed events (on the loop, in order)."""
@@ -166,6 +168,10 @@ class DeliveryWorker:
         """Reads the webhooks and their cursors, starts cursors for new webhooks, tells
         this process's routes of events committed elsewhere, and claims the webhooks that
         have events to deliver and no process delivering them."""
+        async with self._turn:
+            await self._tick()
+
+    async def _tick(self) -> None:
         latest, cursors, rows = await self.documents.read_program(self.sql.state())
         self.latest = latest
         hooks = {h.key: h for h in self.service.merge(rows)}
@@ -372,7 +378,7 @@ class Route:
     async def _send(self, event: Event) -> None:
         worker = self.worker
         hook = self.hook
-        body = orjson.dumps(event.payload())
+        body = delivery_body(event.payload())
         outcome = await worker.service.sender.send(hook, event.event, event.id, body)
         attempt = self.attempt + 1
         retry = not outcome.ok and attempt < worker.settings.max_attempts

@@ -12,6 +12,10 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
 
 from folio import __version__
 from folio.webhooks.http import HttpClient, HttpError
@@ -24,6 +28,17 @@ EVENT_ID_HEADER = "X-Folio-Event-Id"
 USER_AGENT = f"Folio-Webhooks/{__version__}"
 # characters of an answer's body kept as the error of a failed attempt
 ERROR_CHARS = 500
+
+
+def body(payload: dict[str, Any]) -> bytes:
+    """A delivery's body: the event's payload with `createdAt` the time the delivery
+    starts, as the reference sends it (each attempt, and each webhook, its own)."""
+    return orjson.dumps({**payload, "createdAt": now_iso()})
+
+
+def now_iso() -> str:
+    moment = datetime.now(UTC)
+    return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"
 
 
 @dataclass

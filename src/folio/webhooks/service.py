@@ -6,13 +6,16 @@ stop. The admin API and the CLI call it; it reads and writes through the documen
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
-from folio.config import Settings
+from folio.config import Settings, environment
 from folio.content.documents import DocumentService
 from folio.content.sql.webhooks import Record, WebhookStatements
 from folio.errors import ForbiddenError, NotFoundError, ValidationError
@@ -25,11 +28,15 @@ from folio.webhooks.model import (
     name_problem,
     ordered_events,
     secret_problem,
+    unknown_event,
     url_problem,
 )
 from folio.webhooks.sender import Outcome, Sender
+from folio.webhooks.sender import body as delivery_body
 
 TEST_EVENT = "trigger-test"
+# fields of the API's body that a create and an update give
+REQUIRED = ("name", "url", "headers", "events")
 # fields of the API's body, with their checks
 FIELDS = {
     "name": name_problem,
@@ -99,26 +106,29 @@ class WebhookService:
         """A new webhook from the admin API's body; answered with its secret, shown this
         once (made when the body gives none)."""
         values = _checked(data, None)
+        await _check_reachable(values["url"])
         await self._check_name(values["name"], None)
         if "secret" not in data:
             values["secret"] = secrets.token_hex(32)
         program = self.sql.create(values, _now())
         webhook_id = await self.documents.write_program(None, "webhooks.create", program)
         hook = await self.get(str(webhook_id))
-        self._changed()
+        await self._changed()
         return {**hook.shown(), "secret": values["secret"]}
 
     async def update(self, webhook_id: str, data: dict[str, Any]) -> Webhook:
+        _checked(data, None)  # before the lookup, as the reference
         current = await self.get(webhook_id)
         self._writable(current)
         values = _checked(data, current)
+        await _check_reachable(values["url"])
         if values["name"] != current.name:
             await self._check_name(values["name"], current.key)
         enabling = values["enabled"] and not current.enabled
         program = self.sql.update(int(current.key), values, _now(), enabling)
         if not await self.documents.write_program(None, "webhooks.update", program):
             raise NotFoundError("webhook.notFound")
-        self._changed()
+        await self._changed()
         return await self.get(webhook_id)
 
     async def delete(self, webhook_id: str) -> Webhook:
@@ -127,7 +137,7 @@ class WebhookService:
         program = self.sql.delete(int(current.key))
         if not await self.documents.write_program(None, "webhooks.delete", program):
             raise NotFoundError("webhook.notFound")
-        self._changed()
+        await self._changed()
         return current
 
     def _writable(self, hook: Webhook) -> None:
@@ -141,11 +151,11 @@ class WebhookService:
         for hook in await self.all():
             if hook.name == name and hook.key != key:
                 message = f"name: a webhook named {name!r} exists already"
-                raise ValidationError(message, _details([("name", message, name)]))
+                _raise([(["name"], message, name)])
 
-    def _changed(self) -> None:
+    async def _changed(self) -> None:
         if self.worker is not None:
-            self.worker.changed()
+            await self.worker.changed()
 
     # ------------------------------------------------------------------ deliveries
     async def deliveries(
@@ -171,7 +181,7 @@ class WebhookService:
         webhook is enabled or not; answers as the reference: the status and, when it is
         not a success, the answer's text or the error."""
         hook = await self.get(webhook_id)
-        body = orjson.dumps({"event": TEST_EVENT, "createdAt": _now()})
+        body = delivery_body({"event": TEST_EVENT})
         outcome = await self.sender.send(hook, TEST_EVENT, None, body)
         await self._record(hook, None, TEST_EVENT, body, outcome, None)
         answer: dict[str, Any] = {"statusCode": outcome.status_code or 500}
@@ -190,11 +200,11 @@ class WebhookService:
         if found.event_id is not None:
             event = await self.documents.event(found.event_id)
             if event is not None:
-                body = orjson.dumps(event.payload())
+                body = delivery_body(event.payload())
         elif found.event == TEST_EVENT:
-            body = orjson.dumps({"event": TEST_EVENT, "createdAt": _now()})
+            body = delivery_body({"event": TEST_EVENT})
         if body is None and found.body is not None:
-            body = found.body.encode()
+            body = delivery_body(orjson.loads(found.body))
         if body is None:
             raise NotFoundError(
                 f"The event of delivery {delivery_id} is no longer kept (pruned after "
@@ -304,42 +314,81 @@ def _from_row(row: dict[str, Any]) -> Webhook:
 
 
 def _checked(data: dict[str, Any], current: Webhook | None) -> dict[str, Any]:
-    """The stored values of a create (`current` None) or an update (`data` over
-    `current`); a ValidationError naming every problem."""
-    problems: list[tuple[str, str, Any]] = []
+    """The stored values of a create (`current` None) or of an update (which, as the
+    reference's, gives name, url, headers and events again; isEnabled and secret are
+    kept when left out); a ValidationError naming every problem, as the reference words
+    them."""
+    problems: list[tuple[list[str], str, Any]] = []
+    for key in REQUIRED:
+        if key not in data:
+            problems.append(([key], f"{key} is a required field", _ABSENT))
     for key, value in data.items():
         if key in FIELDS:
             problem = FIELDS[key](value)
             if problem:
-                problems.append((key, f"{key} {problem}", value))
-        elif key not in ECHOED:
-            problems.append((key, f"{key} is not a webhook field", value))
-    if current is None:
-        for key in ("name", "url", "events"):
-            if key not in data:
-                problems.append((key, f"{key} is a required field", None))
+                problems.append(([key], f"{key} {problem}", value))
+    unknown = [k for k in data if k not in FIELDS and k not in ECHOED]
+    if unknown:
+        message = f"this field has unspecified keys: {', '.join(unknown)}"
+        problems.append(([], message, data))
+    _raise(problems)
+    event = unknown_event(data["events"])
+    if event is not None:
+        raise ValidationError(f"Webhook event {event} is not supported")
+    enabled = current.enabled if current is not None else True
+    return {
+        "name": data["name"].strip(),
+        "url": data["url"],
+        "headers": data["headers"],
+        "events": list(ordered_events(data["events"])),
+        "enabled": data.get("isEnabled", enabled),
+        "secret": data.get("secret", current.secret if current is not None else None),
+    }
+
+
+def _raise(problems: list[tuple[list[str], str, Any]]) -> None:
     if problems:
         message = problems[0][1] if len(problems) == 1 else f"{len(problems)} errors occurred"
         raise ValidationError(message, _details(problems))
-    return {
-        "name": data["name"].strip() if "name" in data else current.name if current else "",
-        "url": data.get("url", current.url if current else ""),
-        "headers": data.get("headers", dict(current.headers) if current else {}),
-        "events": list(ordered_events(data["events"]))
-        if "events" in data
-        else list(current.events if current else ()),
-        "enabled": data.get("isEnabled", current.enabled if current else True),
-        "secret": data.get("secret", current.secret if current else None),
-    }
 
 
-def _details(problems: list[tuple[str, str, Any]]) -> dict[str, Any]:
-    return {
-        "errors": [
-            {"path": [key], "message": message, "name": "ValidationError", "value": value}
-            for key, message, value in problems
-        ]
-    }
+_ABSENT = object()
+
+
+def _details(problems: list[tuple[list[str], str, Any]]) -> dict[str, Any]:
+    errors = []
+    for path, message, value in problems:
+        error = {"path": path, "message": message, "name": "ValidationError"}
+        if value is not _ABSENT:
+            error["value"] = value
+        errors.append(error)
+    return {"errors": errors}
+
+
+UNREACHABLE = "Url is not supported because it isn't reachable over the public internet"
+
+
+async def _check_reachable(url: str) -> None:
+    """In production, as the reference, the admin API takes no URL of a loopback,
+    private or link-local address, or of a name resolving to one (a name that does not
+    resolve is taken); config/webhooks.json may name any."""
+    if environment() != "production":
+        return
+    host = urlsplit(url).hostname or ""
+    try:
+        addresses = [ipaddress.ip_address(host)]
+    except ValueError:
+        try:
+            async with asyncio.timeout(5):
+                found = await asyncio.get_running_loop().getaddrinfo(host, None)
+        except (OSError, TimeoutError, UnicodeError):
+            return
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
+    for address in addresses:
+        if address.is_private or address.is_loopback or address.is_link_local:
+            _raise([(["url"], UNREACHABLE, url)])
+        if address.is_unspecified or address.is_multicast or address.is_reserved:
+            _raise([(["url"], UNREACHABLE, url)])
 
 
 def _iso(moment: datetime) -> str:

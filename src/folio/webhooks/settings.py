@@ -22,6 +22,7 @@ from folio.webhooks.model import (
     name_problem,
     ordered_events,
     secret_problem,
+    unknown_event,
     url_problem,
 )
 
@@ -120,6 +121,11 @@ def config_webhooks(raw: dict[str, Any], where: str) -> list[Webhook]:
                 problem = check(item[key])
                 if problem:
                     raise ConfigError(f"{at}.{key} {problem}")
+        unknown = unknown_event(item.get("events", []))
+        if unknown is not None:
+            raise ConfigError(
+                f"{at}.events has an unknown event {unknown!r} (known: {', '.join(EVENT_NAMES)})"
+            )
         name = item["name"].strip()
         if name in names:
             raise ConfigError(f"{at}.name {name!r} is used by an earlier webhook")
