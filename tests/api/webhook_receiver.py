@@ -21,6 +21,9 @@ BEHAVIOUR: dict[str, dict[str, Any]] = {}
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as most receivers
+    # headers and body go out in two writes: without this, each answer's body waits for
+    # the client's delayed acknowledgement of its headers (40 ms)
+    disable_nagle_algorithm = True
     log_file: Any = None
 
     def log_message(self, format: str, *args: Any) -> None:

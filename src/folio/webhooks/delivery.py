@@ -68,7 +68,7 @@ class DeliveryWorker:
         self.settings = service.settings
         self.sql = service.sql
         self.documents = service.documents
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.owner = f"{HOST}:{os.getpid()}:{secrets.token_hex(4)}"
         # a lease outlives a few attempts' time, so a living holder renews it in time
         self.lease_ms = int(max(30.0, 3 * self.settings.timeout) * 1000)
         self.routes: dict[str, Route] = {}
@@ -192,6 +192,7 @@ class DeliveryWorker:
                 route.update(hook, latest)
         if self.stopping:
             return
+        gone = {c.owner for c in cursors.values() if c.owner and _ended(c.owner, self.owner)}
         now_free = [
             key
             for key, hook in hooks.items()
@@ -200,13 +201,16 @@ class DeliveryWorker:
             and (cursor := cursors.get(key)) is not None
             and cursor.active
             and cursor.last_event < latest
-            and (cursor.owner in (None, self.owner) or cursor.lease_left_ms < 0)
+            and (
+                cursor.owner in (None, self.owner)
+                or cursor.owner in gone
+                or cursor.lease_left_ms < 0
+            )
         ]
         if not now_free:
             return
-        claims: list[Claim] = await self.documents.write_program(
-            None, "webhooks.claim", self.sql.claim(now_free, self.owner, self.lease_ms, latest)
-        )
+        program = self.sql.claim(now_free, self.owner, self.lease_ms, latest, sorted(gone))
+        claims: list[Claim] = await self.documents.write_program(None, "webhooks.claim", program)
         for claim in claims:
             route = Route(self, hooks[claim.webhook], claim)
             self.routes[claim.webhook] = route
@@ -233,6 +237,28 @@ class DeliveryWorker:
 
 def _active(cursor: Cursor | None) -> bool:
     return cursor is not None and cursor.active
+
+
+HOST = socket.gethostname()
+
+
+def _ended(owner: str, me: str) -> bool:
+    """Whether the process holding a lease is known to have ended: one of this host
+    whose process id is gone (a server killed and started again takes its deliveries
+    back at once rather than when the lease runs out). Another host's is not known."""
+    parts = owner.rsplit(":", 2)
+    if owner == me or len(parts) != 3 or parts[0] != HOST or not parts[1].isdecimal():
+        return False
+    pid = int(parts[1])
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # it exists (another user's)
+    return False
 
 
 class Route:

@@ -265,28 +265,41 @@ class WebhookStatements:
                 list(disabled),
             )
 
-    def claim(self, keys: Sequence[str], owner: str, lease_ms: int, latest: int) -> Program:
+    def claim(
+        self,
+        keys: Sequence[str],
+        owner: str,
+        lease_ms: int,
+        latest: int,
+        gone: Sequence[str] = (),
+    ) -> Program:
         """Takes the leases of the cursors of `keys` that have events to deliver (before
-        `latest`) and that no other process holds; the claims taken."""
+        `latest`) and that no other process holds (its lease ran out, or its holder is one
+        of `gone`, processes known to have ended); the claims taken."""
         if not keys:
             return []
         now, p = self._now()
         big = self._big()
-        free = f"active = 1 AND last_event < {big} AND (lease_until < {now} OR owner = ?)"
         if self.pg:
+            free = (
+                f"active = 1 AND last_event < {big} AND (lease_until < {now} OR owner = ? "
+                "OR owner = ANY(?))"
+            )
             sql = (
                 f"UPDATE {CURSORS} SET owner = ?, lease_until = {now} + {big} WHERE webhook IN "
                 f"(SELECT webhook FROM {CURSORS} WHERE webhook = ANY(?) AND {free} "
                 f"FOR UPDATE SKIP LOCKED) RETURNING webhook, last_event, attempt, next_at - {now}"
             )
-            params = [owner, lease_ms, list(keys), latest, owner]
+            params = [owner, lease_ms, list(keys), latest, owner, list(gone)]
         else:
+            dead = f" OR owner IN ({marks(len(gone))})" if gone else ""
+            free = f"active = 1 AND last_event < ? AND (lease_until < ? OR owner = ?{dead})"
             sql = (
-                f"UPDATE {CURSORS} SET owner = ?, lease_until = {now} + ? WHERE webhook IN "
+                f"UPDATE {CURSORS} SET owner = ?, lease_until = ? + ? WHERE webhook IN "
                 f"({marks(len(keys))}) AND {free} "
-                f"RETURNING webhook, last_event, attempt, next_at - {now}"
+                "RETURNING webhook, last_event, attempt, next_at - ?"
             )
-            params = [owner, *p, lease_ms, *keys, latest, *p, owner, *p]
+            params = [owner, *p, lease_ms, *keys, latest, *p, owner, *gone, *p]
         rows = yield query(sql, params)
         return [Claim(str(r[0]), int(r[1]), int(r[2]), int(r[3])) for r in rows]
 
