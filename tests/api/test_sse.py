@@ -785,6 +785,46 @@ def test_workers_of_one_server_see_each_others_writes(tmp_path: Path, backend: s
         log.close()
 
 
+def _listening_sessions() -> int:
+    import asyncio
+
+    import asyncpg
+
+    async def run() -> int:
+        conn = await asyncpg.connect(PG_URL)
+        try:
+            count: int = await conn.fetchval(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE application_name = 'folio-listen' AND datname = current_database()"
+            )
+            return count
+        finally:
+            await conn.close()
+
+    return asyncio.run(run())
+
+
+@pytest.mark.skipif(not PG_URL, reason="PostgreSQL only (FOLIO_TEST_DATABASE_URL)")
+def test_a_server_without_subscribers_listens_to_nothing(tmp_path: Path) -> None:
+    """The listening session opens with the first subscriber and closes a few seconds
+    after the last one left."""
+    reset_postgres(PG_URL or "")
+    app = make_app(tmp_path)
+    with serving(app, env=server_env("postgres")) as base:
+        httpx.get(base + "/api/categories", timeout=30)
+        assert _listening_sessions() == 0
+        reader = Reader(base + "/api/events")
+        reader.ready()
+        deadline = time.monotonic() + WAIT
+        while _listening_sessions() != 1:
+            assert time.monotonic() < deadline, "no listening session"
+            time.sleep(0.1)
+        reader.close()
+        while _listening_sessions() != 0:
+            assert time.monotonic() < deadline, "the listening session stayed"
+            time.sleep(0.2)
+
+
 @pytest.mark.skipif(not PG_URL, reason="PostgreSQL only (FOLIO_TEST_DATABASE_URL)")
 def test_a_lost_listening_session_is_reopened(tmp_path: Path, readers: Any) -> None:
     """The listening connection of a server is terminated: it reconnects, and reads what
@@ -832,3 +872,73 @@ def test_a_lost_listening_session_is_reopened(tmp_path: Path, readers: Any) -> N
         write(one, "after")
         names = [data(e)["entry"]["name"] for e in other.until(is_category("after"))]
         assert names == ["meanwhile", "after"]
+
+
+# --------------------------------------------------------------------------- OpenAPI
+
+
+def _operation(document: dict[str, Any], path: str) -> dict[str, Any]:
+    return dict(document["paths"][path]["get"])
+
+
+def test_the_streams_in_the_openapi_document(site: Site, readers: Any) -> None:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    document = httpx.get(site.base + "/openapi.json", timeout=30).json()
+    operation = _operation(document, "/api/categories/events")
+    assert operation["operationId"] == "streamCategoryEvents"
+    assert set(operation["responses"]) == {"200", "400", "401", "403", "503"}
+    assert list(operation["responses"]["200"]["content"]) == ["text/event-stream"]
+    assert {p["name"] for p in operation["parameters"]} == {"Last-Event-ID", "lastEventId"}
+    assert "/api/about/events" in document["paths"]  # a single type, by its singular
+    # the blog's type named `events` keeps `/api/events` (its stream: /api/events/events)
+    assert _operation(document, "/api/events")["operationId"] != "streamEvents"
+    assert "/api/events/events" in document["paths"]
+    # what a stream sends matches the schemas
+    registry: Registry = Registry().with_resource(
+        "urn:folio", Resource.from_contents(document, default_specification=DRAFT202012)
+    )
+    schemas = "urn:folio#/components/schemas/"
+    frame = Draft202012Validator({"$ref": schemas + "StreamFrame"}, registry=registry)
+    change = Draft202012Validator({"$ref": schemas + "StreamEvent"}, registry=registry)
+    ready_data = Draft202012Validator({"$ref": schemas + "StreamReady"}, registry=registry)
+    reader = readers(site.base + "/api/categories/events", site.full)
+    _, ready = reader.ready()
+    site.category("documented")
+    [event] = reader.until(is_category("documented"))
+    for sse, data_schema in ((ready, ready_data), (event, change)):
+        frame.validate({"event": sse.event, "data": sse.data, "id": sse.id})
+        data_schema.validate(data(sse))
+
+
+def test_the_stream_of_every_type_is_documented_where_no_type_takes_its_name(
+    tmp_path: Path,
+) -> None:
+    from tests.conftest import make_api
+
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    shutil.rmtree(app / "src" / "api" / "event")
+    for api in make_api(app, f"sqlite:///{app / '.tmp' / 'data.db'}"):
+        document = api.get("/openapi.json").json()
+        operation = _operation(document, "/api/events")
+        assert operation["operationId"] == "streamEvents"
+        assert set(operation["responses"]) == {"200", "400", "401", "503"}
+        assert "/api/events/events" not in document["paths"]
+
+
+def test_streams_can_be_turned_off(tmp_path: Path) -> None:
+    from tests.conftest import make_api
+
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "blog", app)
+    shutil.rmtree(app / "src" / "api" / "event")
+    config = json.loads((app / "config" / "api.json").read_text())
+    (app / "config" / "api.json").write_text(json.dumps({**config, "realtime": False}))
+    for api in make_api(app, f"sqlite:///{app / '.tmp' / 'data.db'}"):
+        assert api.get("/api/events").status_code == 404
+        assert api.get("/api/categories/events").status_code == 404
+        document = api.get("/openapi.json").json()
+        assert not [p for p in document["paths"] if p.endswith("/events")]

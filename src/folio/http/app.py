@@ -297,7 +297,8 @@ def _documentation(folio: Folio, graphql_path: str | None) -> list[BaseRoute]:
     async def document(request: Request) -> Response:
         if not made:
             codes = [loc.code for loc in folio.settings.locales]
-            built = OpenApiBuilder(folio.registry, codes, graphql_path).build()
+            realtime = folio.feed.settings.enabled
+            built = OpenApiBuilder(folio.registry, codes, graphql_path, realtime).build()
             made.append(orjson.dumps(built))
         return Response(made[0], media_type="application/json")
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from folio import __version__
 from folio.http import openapi_examples as examples
+from folio.http.openapi_events import event_stream_paths, stream_schemas
 from folio.schema.builtins import FILE_UID
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 
@@ -119,10 +120,17 @@ RELATION_ENTRY = {
 
 
 class OpenApiBuilder:
-    def __init__(self, registry: Registry, locales: list[str], graphql_path: str | None) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        locales: list[str],
+        graphql_path: str | None,
+        realtime: bool = True,
+    ) -> None:
         self.registry = registry
         self.locales = locales
         self.graphql_path = graphql_path
+        self.realtime = realtime  # the event streams are served (openapi_events)
         self.schemas: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ schemas
@@ -575,6 +583,9 @@ class OpenApiBuilder:
             if ct.uid.startswith("api::"):
                 paths.update(self._content_paths(ct))
         paths.update(self._plugin_paths())
+        if self.realtime:
+            paths.update(event_stream_paths(self.registry, schema_name))
+            self.schemas.update(stream_schemas())
         self.schemas["Pagination"] = {
             "type": "object",
             "properties": {
