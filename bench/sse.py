@@ -5,6 +5,7 @@ subscriber, and the server's memory.
     .venv/bin/python bench/sse.py [--subscribers 1000] [--updates 30] [--interval 0.3]
                                   [--clients 2] [--url DATABASE_URL]
     .venv/bin/python bench/sse.py --cross [--watch notify|poll] --url postgresql://...
+    .venv/bin/python bench/sse.py --rounds 5    # then 4 more rounds of connecting and leaving
 
 The subscribers are raw sockets driven by asyncio (uvloop) in `--clients` processes, each
 reading its streams and noting when it saw each update's new name. An update is a PUT of
@@ -191,23 +192,8 @@ def run(args: argparse.Namespace) -> None:
         for _ in range(20):  # warm the server up
             httpx.get(subscribed + "/api/categories")
         rss_before = rss_mb(pid)
-        host, port = subscribed.removeprefix("http://").rsplit(":", 1)
-        per = [args.subscribers // args.clients] * args.clients
-        per[0] += args.subscribers - sum(per)
-        ctx = multiprocessing.get_context("fork")
-        pipes, procs = [], []
         started = time.monotonic()
-        for count in per:
-            mine, theirs = ctx.Pipe()
-            proc = ctx.Process(
-                target=client_process, args=(host, int(port), args.path, count, theirs, 0.0)
-            )
-            proc.start()
-            pipes.append(mine)
-            procs.append(proc)
-        for pipe in pipes:
-            kind, _ = pipe.recv()
-            assert kind == "ready"
+        clients = connect(subscribed, args)
         connected = time.monotonic() - started
         time.sleep(1.0)
         rss_connected = rss_mb(pid)
@@ -228,14 +214,12 @@ def run(args: argparse.Namespace) -> None:
         time.sleep(max(1.0, args.interval * 3))
         cpu_updates = cpu_seconds(pid) - cpu_before
         rss_after = rss_mb(pid)
-        receipts: list[dict[int, float]] = []
-        for pipe in pipes:
-            pipe.send("stop")
-        for pipe in pipes:
-            kind, got = pipe.recv()
-            receipts += got
-        for proc in procs:
-            proc.join(30)
+        receipts = disconnect(clients)
+        churn = []
+        for _ in range(args.rounds - 1):
+            disconnect(connect(subscribed, args))
+            time.sleep(1.0)
+            churn.append(rss_mb(pid))
     latencies = []
     missing = 0
     for mine in receipts:
@@ -264,6 +248,42 @@ def run(args: argparse.Namespace) -> None:
     print(f"  server CPU during the updates: {cpu_updates:.2f} s")
     if idle_cpu is not None:
         print(f"  subscribed server's CPU over 10 idle seconds: {idle_cpu:.3f} s")
+    if churn:
+        shown = ", ".join(f"{r:.1f}" for r in churn)
+        print(f"  server RSS after each further round of connecting and leaving: {shown} MB")
+
+
+def connect(base: str, args: argparse.Namespace) -> list[tuple[Any, Any]]:
+    """`args.subscribers` streams of `args.path`, in `args.clients` processes, all ready."""
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    per = [args.subscribers // args.clients] * args.clients
+    per[0] += args.subscribers - sum(per)
+    ctx = multiprocessing.get_context("fork")
+    clients = []
+    for count in per:
+        mine, theirs = ctx.Pipe()
+        proc = ctx.Process(
+            target=client_process, args=(host, int(port), args.path, count, theirs, 0.0)
+        )
+        proc.start()
+        clients.append((mine, proc))
+    for pipe, _ in clients:
+        kind, _ = pipe.recv()
+        assert kind == "ready"
+    return clients
+
+
+def disconnect(clients: list[tuple[Any, Any]]) -> list[dict[int, float]]:
+    """Closes the streams; every stream's receipts."""
+    receipts: list[dict[int, float]] = []
+    for pipe, _ in clients:
+        pipe.send("stop")
+    for pipe, _ in clients:
+        _, got = pipe.recv()
+        receipts += got
+    for _, proc in clients:
+        proc.join(30)
+    return receipts
 
 
 def main() -> None:
@@ -276,6 +296,9 @@ def main() -> None:
     parser.add_argument("--url", help="a PostgreSQL database (emptied); SQLite by default")
     parser.add_argument("--cross", action="store_true", help="subscribers on another process")
     parser.add_argument("--watch", choices=["auto", "notify", "poll"])
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="then connect and leave again, this many rounds"
+    )
     run(parser.parse_args())
 
 

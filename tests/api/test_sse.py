@@ -583,6 +583,35 @@ def test_an_id_that_cannot_be_resumed_is_answered_reset(site: Site, readers: Any
     assert future.until(is_category("p3"))[-1].event == "entry.create"
 
 
+def test_a_stream_ends_when_its_token_is_revoked(site: Site, readers: Any) -> None:
+    env = server_env(site.backend)
+    command = ["token", "create", "--name", "short-lived", "--type", "read-only"]
+    created = subprocess.run(
+        [*FOLIO, *command, "--app", str(site.app)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    token = created.stdout.strip().splitlines()[-1]
+    token_id = created.stderr.split("Created API token ", 1)[1].split()[0]
+    reader = readers(site.base + "/api/events", token)
+    reader.ready()
+    subprocess.run(
+        [*FOLIO, "token", "revoke", token_id, "--app", str(site.app)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    # another process revoked it: the server sees it once its cached answer expires (a
+    # few seconds), at the stream's next check
+    while (sse := reader.next()) is not END:
+        assert sse.event != "ready"
+    assert reader.error is None
+    r = httpx.get(site.base + "/api/events", headers=site.auth(token), timeout=30)
+    assert r.status_code == 401
+
+
 def test_heartbeat_keeps_an_idle_stream_talking(site: Site) -> None:
     raw = RawStream(site.base, "/api/categories/events")
     try:
@@ -637,6 +666,35 @@ def test_stream_limit_answers_503_and_leaves_no_trace(
             for a in again:
                 a.close()
             time.sleep(0.2)
+
+
+def test_the_servers_timeouts_leave_streams_alone(tmp_path: Path, readers: Any) -> None:
+    """A stream is a request without a body whose answer lasts: the headers, body and
+    keep-alive timeouts of the server (1 s each here) never cut it."""
+    app = make_app(tmp_path, {"heartbeatSeconds": 0.5})
+    (app / "config" / "server.json").write_text(
+        json.dumps({"timeouts": {"headers": 1, "body": 1, "keepAlive": 1}})
+    )
+    env = server_env("sqlite")
+    token = make_token(app, env, "full-access")
+    with serving(app, env=env) as base:
+        reader = readers(base + "/api/categories/events")
+        reader.ready()
+        raw = RawStream(base, "/api/categories/events")
+        try:
+            raw.read_until(b"event: ready")
+            time.sleep(3.5)
+            r = httpx.post(
+                base + "/api/categories",
+                json={"data": {"name": "still-here"}},
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=30,
+            )
+            assert r.status_code == 201, r.text
+            assert reader.until(is_category("still-here"))
+            assert b"still-here" in raw.read_until(b'"name":"still-here"')
+        finally:
+            raw.close()
 
 
 def test_shutdown_ends_open_streams_cleanly(tmp_path: Path, backend: str) -> None:
