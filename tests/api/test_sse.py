@@ -1000,3 +1000,61 @@ def test_streams_can_be_turned_off(tmp_path: Path) -> None:
         assert api.get("/api/categories/events").status_code == 404
         document = api.get("/openapi.json").json()
         assert not [p for p in document["paths"] if p.endswith("/events")]
+
+
+@pytest.mark.skipif(not PG_URL, reason="PostgreSQL only (FOLIO_TEST_DATABASE_URL)")
+def test_streams_outlive_an_outage_of_the_database(tmp_path: Path, readers: Any) -> None:
+    """The subscribers' server loses its database (a relay of the test's own is cut) while
+    another server keeps writing: the streams stay open, and once the database is back,
+    what was written meanwhile arrives, in order."""
+    from urllib.parse import urlsplit
+
+    from tests.api.test_db_outage import _admin
+    from tests.hostile.relay import TcpProxy
+
+    assert PG_URL
+    parts = urlsplit(PG_URL)
+    name = f"folio_sse_outage_{os.getpid()}"
+    _admin(f"DROP DATABASE IF EXISTS {name}")
+    _admin(f"CREATE DATABASE {name}")
+    relay = TcpProxy((parts.hostname or "127.0.0.1", parts.port or 5432))
+    relay.start()
+    user = f"{parts.username}@" if parts.username else ""
+    direct = f"postgresql://{user}{parts.hostname}:{parts.port or 5432}/{name}"
+    relayed = f"postgresql://{user}127.0.0.1:{relay.port}/{name}"
+    app = make_app(tmp_path)
+    env = server_env("sqlite")
+    token = make_token(app, {**env, "DATABASE_URL": direct}, "full-access")
+    try:
+        with (
+            serving(app, env={**env, "DATABASE_URL": direct}) as writer,
+            serving(app, env={**env, "DATABASE_URL": relayed}, log=tmp_path / "two.log") as two,
+        ):
+
+            def write(name: str) -> None:
+                r = httpx.post(
+                    writer + "/api/categories",
+                    json={"data": {"name": name}},
+                    headers={"Authorization": f"Bearer {token}"},
+                    timeout=30,
+                )
+                assert r.status_code == 201, r.text
+
+            reader = readers(two + "/api/categories/events")
+            reader.ready()
+            write("before")
+            reader.until(is_category("before"))
+            relay.stop()
+            write("during-1")
+            write("during-2")
+            time.sleep(1.0)  # the heartbeats go on meanwhile (0.3 s)
+            relay.start()
+            write("after")
+            names = [data(e)["entry"]["name"] for e in reader.until(is_category("after"))]
+            assert names == ["during-1", "during-2", "after"]
+        log = (tmp_path / "two.log").read_text()
+        assert "lost the notifications of folio_events" in log
+        assert "Traceback" not in log
+    finally:
+        relay.stop()
+        _admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -298,10 +298,14 @@ class Feed(ABC):
                         self._fan_out(events)
                     if len(events) < PAGE:
                         break
-            except (FolioError, OSError) as exc:
+            except Exception as exc:
+                # the database is away (or worse): the subscribers wait, the pump tries again
                 if failed_since is None:
                     failed_since = time.monotonic()
-                    log.warning("the realtime feed cannot read the outbox: %s", exc)
+                    if isinstance(exc, FolioError | OSError):
+                        log.warning("the realtime feed cannot read the outbox: %s", exc)
+                    else:
+                        log.exception("the realtime feed failed to read the outbox")
                 await asyncio.sleep(RETRY_SECONDS)
                 woken.set()
                 continue

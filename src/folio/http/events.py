@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,8 @@ from folio.transport import STOP
 if TYPE_CHECKING:
     from folio.app import Folio
     from folio.http.pipeline import Pipeline
+
+log = logging.getLogger("folio.feed")
 
 STREAM_TYPE = b"text/event-stream"
 HEADERS = [
@@ -186,6 +189,10 @@ class EventStream(Response):
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             await self._run(sub, send, settings.retry_ms, ticker)
+        except FolioError as exc:
+            # the database went away while the stream read it (a replay, a credential's
+            # check): the stream ends, its client resumes later
+            log.warning("an event stream ended: %s", exc.message)
         finally:
             feed.leave(sub)
             scope.pop(STOP, None)
