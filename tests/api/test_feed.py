@@ -6,6 +6,7 @@ test_sse.py.)"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import time
@@ -72,6 +73,23 @@ def test_the_feed_runs_only_while_it_has_subscribers(small: Api) -> None:
 
 async def _leave(feed: Feed, sub: Subscription) -> None:
     feed.leave(sub)
+
+
+def test_subscribers_that_start_the_feed_together_start_from_now(small: Api) -> None:
+    for i in range(3):
+        small.create("categories", {"name": f"old{i}"})
+    last = _call(small, small.folio.documents.last_event_id)
+    assert last > 0
+
+    async def together() -> list[Subscription]:
+        feed = small.folio.feed
+        return list(await asyncio.gather(*(feed.subscribe(Viewer(OPEN), None) for _ in range(5))))
+
+    subs: list[Subscription] = _call(small, together)
+    assert [s.after for s in subs] == [last] * 5 and all(s.live for s in subs)
+    small.create("categories", {"name": "new"})
+    _wait(lambda: all(s.frames for s in subs))
+    assert {len(s.frames) for s in subs} == {1}
 
 
 def test_a_subscriber_that_does_not_keep_up_is_ended(small: Api) -> None:

@@ -29,7 +29,7 @@ import contextlib
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING
 
 from folio.content.events import Event
@@ -153,7 +153,9 @@ class Feed(ABC):
         """Starts watching other processes' commits (calls `wake`)."""
 
     @abstractmethod
-    async def _unwatch(self) -> None: ...
+    def _unwatch(self) -> Awaitable[None]:
+        """Stops watching: lets go of what it watched with at once (a new watch may start
+        before it is closed), and returns what finishes closing it."""
 
     # ------------------------------------------------------------------ subscribers
     @property
@@ -239,10 +241,11 @@ class Feed(ABC):
 
     # ------------------------------------------------------------------ the pump
     async def _start(self) -> None:
-        if self._running:
-            return
+        # a start under way first: it is running already, but its cursor is not read yet
         if self._starting is not None:
             await asyncio.shield(self._starting)
+            return
+        if self._running:
             return
         loop = asyncio.get_running_loop()
         self._starting = loop.create_future()
@@ -276,12 +279,14 @@ class Feed(ABC):
             return
         self._running = False
         self._woken = None
+        # both let go before any await: a start may come meanwhile with its own
         task, self._pump_task = self._pump_task, None
+        unwatched = self._unwatch()
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        await self._unwatch()
+        await unwatched
 
     async def _pump(self) -> None:
         woken = self._woken

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
+from collections.abc import Awaitable
 
 from folio.errors import FolioError
 from folio.feed.base import Feed
-
-log = logging.getLogger("folio.feed")
 
 
 class PollingFeed(Feed):
@@ -22,12 +20,11 @@ class PollingFeed(Feed):
     async def _watch(self) -> None:
         self._poller = asyncio.get_running_loop().create_task(self._poll())
 
-    async def _unwatch(self) -> None:
+    def _unwatch(self) -> Awaitable[None]:
         task, self._poller = self._poller, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        return _cancelled(task)
 
     async def _poll(self) -> None:
         interval = self.settings.poll_ms / 1000
@@ -39,3 +36,9 @@ class PollingFeed(Feed):
                 continue  # the pump reports the outage when it reads
             if latest > self.cursor:
                 self.wake()
+
+
+async def _cancelled(task: asyncio.Task[None] | None) -> None:
+    if task is not None:
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -34,7 +34,11 @@ class NotifyFeed(Feed):
     async def _watch(self) -> None:
         self._listening = await self._listen(CHANNEL, self.wake)
 
-    async def _unwatch(self) -> None:
+    def _unwatch(self) -> Awaitable[None]:
         listening, self._listening = self._listening, None
-        if listening is not None:
-            await listening.close()
+        return _closed(listening)
+
+
+async def _closed(listening: Listening | None) -> None:
+    if listening is not None:
+        await listening.close()
