@@ -3,7 +3,13 @@ write that records events notifies the channel `folio_events` in its own transac
 outbox's INSERT), and the server delivers the notification at commit to every session
 listening on it, in every process and on every host. One connection per process listens
 (the store's `listen`, a connection of its own, reconnected after a loss; on each
-(re)connection the pump reads the outbox, for what was committed while it was away)."""
+(re)connection the pump reads the outbox, for what was committed while it was away).
+
+The default on PostgreSQL, measured against polling (bench/sse.py --cross: 1,000
+subscribers on one process, updates written through another, 2 cores): from an update's
+request to each subscriber p50 27 ms, p99 44 ms with notifications; p50 92 ms, p99 144 ms
+polling every 100 ms, which also reads the database 10 times a second per process and
+costs the idle process three times the CPU (0.06 s against 0.02 s in 10 s)."""
 
 from __future__ import annotations
 
