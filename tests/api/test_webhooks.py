@@ -140,6 +140,11 @@ def test_every_event_kind_reaches_the_receiver_signed(site: Site) -> None:
     assert create["model"] == "article" and create["uid"] == "api::article.article"
     assert create["entry"]["documentId"] == doc["documentId"]
     assert create["entry"]["title"] == "Hello" and create["entry"]["publishedAt"] is None
+    # as the reference: relations, media and components populated (empty here)
+    assert (create["entry"]["category"], create["entry"]["tags"]) == (None, [])
+    assert "seo" in create["entry"] and "cover" in create["entry"]
+    # an update's draft carries the title it was given, whatever came after
+    assert got[2]["json"]["entry"]["title"] == "Hello 2"
     assert got[1]["json"]["entry"]["publishedAt"] is not None
     assert ids(got) == sorted(ids(got)) and len(set(ids(got))) == len(got)
     # media, from the upload routes
@@ -234,6 +239,20 @@ def test_retries_until_the_receiver_recovers_and_every_attempt_is_recorded(site:
     assert all(d["durationMs"] >= 0 and d["webhookName"] == "site" for d in records)
 
 
+def test_a_late_delivery_sends_the_values_of_its_own_event(site: Site) -> None:
+    site.receiver.control("/site", fail=2)
+    api = site.api
+    doc = api.create("articles", {"title": "First"}, "?status=draft")["documentId"]
+    r = api.put(f"/api/articles/{doc}?status=draft", {"data": {"title": "Second"}})
+    assert r.status_code == 200, r.text
+    delivered = [r for r in site.wait(4) if r["status"] == 200]
+    assert [(r["json"]["event"], r["json"]["entry"]["title"]) for r in delivered] == [
+        ("entry.create", "First"),
+        ("entry.update", "Second"),
+    ]
+    assert all(r["json"]["entry"]["tags"] == [] for r in delivered)
+
+
 def _wait_records(site: Site, webhook: str, n: int, query: str = "") -> list[dict[str, Any]]:
     import time
 
@@ -273,6 +292,25 @@ def test_a_delivery_given_up_is_listed_failed_and_can_be_redelivered(site: Site)
     check_delivery(last)
     r = site.admin("POST", "/config:site/deliveries/999999/redeliver")
     failed(r, 404, "NotFoundError")
+
+
+def test_pruning_keeps_the_events_an_enabled_webhook_is_owed(site: Site) -> None:
+    api = site.api
+    api.create("tags", {"name": "delivered"})
+    _wait_records(site, "config:site", 1)
+    site.receiver.control("/site", fail=1000)
+    api.create("tags", {"name": "owed"})
+    api.create("tags", {"name": "waiting"})
+    site.receiver.wait_for(lambda got: any(r["status"] == 500 for r in got), "/site")
+    portal = api.client.portal  # type: ignore[attr-defined]
+    later = "9999-01-01T00:00:00.000Z"
+    pruned = portal.call(api.folio.webhooks.prune, ["config:site"], later)
+    assert pruned[0] == 1 and pruned[1] >= 1
+    kept = portal.call(api.folio.documents.events_since, 0, 100)
+    assert [(e.id, e.entry["name"]) for e in kept] == [(2, "owed"), (3, "waiting")]
+    # events owed to no enabled webhook go
+    assert portal.call(api.folio.webhooks.prune, [], later)[0] == 2
+    assert portal.call(api.folio.documents.events_since, 0, 100) == []
 
 
 def test_disabled_webhooks_get_nothing_and_enabling_starts_from_now(site: Site) -> None:

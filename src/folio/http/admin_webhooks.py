@@ -1,15 +1,18 @@
 """The admin HTTP API for webhooks (`/admin/webhooks`), with the admin key of
-`/admin/api-tokens` (http/admin.py). Shapes as the reference's admin API: `{data: ...}`,
-webhooks as `{id, name, url, headers, events, isEnabled}` (plus `source`, "config" or
-"api", and `signed`); a webhook of config/webhooks.json is listed and can be tested, but
-changing or deleting it is refused (403: change the file).
+`/admin/api-tokens` (http/admin.py). Shapes and validation as the reference's admin API:
+`{data: ...}`, webhooks as `{id, name, url, headers, events, isEnabled}` (plus `source`,
+"config" or "api", and `signed`); a webhook of config/webhooks.json is listed and can be
+tested, but changing or deleting it is refused (403: change the file).
 
     GET    /admin/webhooks                          list
-    POST   /admin/webhooks                          create {name, url, events, headers?,
+    POST   /admin/webhooks                          create {name, url, headers, events,
                                                     isEnabled?, secret?} -> 201, with the
-                                                    secret shown this once
+                                                    secret shown this once (made when not
+                                                    given)
     GET    /admin/webhooks/:id                      one webhook
-    PUT    /admin/webhooks/:id                      change (the fields given)
+    PUT    /admin/webhooks/:id                      change: {name, url, headers, events}
+                                                    again, isEnabled? and secret? (kept
+                                                    when left out)
     DELETE /admin/webhooks/:id                      delete -> the deleted webhook
     POST   /admin/webhooks/batch-delete             {ids: [...]} -> the ids
     POST   /admin/webhooks/:id/trigger              a test delivery now -> {statusCode,

@@ -89,6 +89,30 @@ def target(url: str) -> Target:
     return Target(scheme, ascii_host, port, shown, path, authorization)
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A request's target and its fixed header lines (the request line first), checked
+    and encoded once for all the requests to one webhook."""
+
+    target: Target
+    head: bytes
+
+
+def prepare(url: str, headers: list[tuple[str, str]]) -> Prepared:
+    """`url` and `headers` as a request's fixed part (Host, and Authorization from
+    user:password@ in the URL unless `headers` give one, are added)."""
+    where = target(url)
+    lines = [f"POST {where.path} HTTP/1.1", f"Host: {where.host_header}"]
+    if where.authorization and all(n.lower() != "authorization" for n, _ in headers):
+        lines.append(f"Authorization: {where.authorization}")
+    for name, value in headers:
+        if any(c in value for c in "\r\n\0") or any(c in name for c in "\r\n\0: "):
+            raise HttpError(f"invalid header {name!r}")
+        lines.append(f"{name}: {value}")
+    head = "\r\n".join(lines) + "\r\n"
+    return Prepared(where, head.encode("latin-1", "replace"))
+
+
 class _Connection:
     __slots__ = ("idle_since", "reader", "writer")
 
@@ -114,17 +138,13 @@ class HttpClient:
     async def post(self, url: str, headers: list[tuple[str, str]], body: bytes) -> Answer:
         """POSTs `body` with `headers` (Host and Content-Length are added); the caller
         bounds the time (a cancelled request closes its connection)."""
-        where = target(url)
-        head = [f"POST {where.path} HTTP/1.1", f"Host: {where.host_header}"]
-        given = {name.lower() for name, _ in headers}
-        if where.authorization and "authorization" not in given:
-            head.append(f"Authorization: {where.authorization}")
-        for name, value in headers:
-            if any(c in value for c in "\r\n\0") or any(c in name for c in "\r\n\0: "):
-                raise HttpError(f"invalid header {name!r}")
-            head.append(f"{name}: {value}")
-        head.append(f"Content-Length: {len(body)}")
-        request = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1", "replace") + body
+        return await self.send(prepare(url, headers), b"", body)
+
+    async def send(self, prepared: Prepared, extra: bytes, body: bytes) -> Answer:
+        """POSTs `body` as `prepared` says, with the header lines `extra` (each ending
+        with CRLF, from a trusted caller)."""
+        where = prepared.target
+        request = b"%s%sContent-Length: %d\r\n\r\n%s" % (prepared.head, extra, len(body), body)
         conn = self._reuse(where.origin)
         if conn is not None:
             try:

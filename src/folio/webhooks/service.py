@@ -17,6 +17,7 @@ import orjson
 
 from folio.config import Settings, environment
 from folio.content.documents import DocumentService
+from folio.content.events import Event
 from folio.content.sql.webhooks import Record, WebhookStatements
 from folio.errors import ForbiddenError, NotFoundError, ValidationError
 from folio.webhooks import settings as loading
@@ -31,10 +32,12 @@ from folio.webhooks.model import (
     unknown_event,
     url_problem,
 )
-from folio.webhooks.sender import Outcome, Sender
+from folio.webhooks.sender import Outcome, Sender, now_iso
 from folio.webhooks.sender import body as delivery_body
 
 TEST_EVENT = "trigger-test"
+# the events whose entry is sent populated, as the reference sends them
+POPULATED = frozenset({"entry.create", "entry.update", "entry.publish"})
 # fields of the API's body that a create and an update give
 REQUIRED = ("name", "url", "headers", "events")
 # fields of the API's body, with their checks
@@ -176,6 +179,18 @@ class WebhookService:
         found: Record | None = await self.documents.read_program(self.sql.delivery(delivery_id))
         return found
 
+    async def payload(self, event: Event) -> dict[str, Any]:
+        """An event's body as the reference sends it: for a create, update or publish,
+        the entry with its relations (their own fields), media, components and zones as
+        they are now, and the event's own values of its fields (the version may have
+        changed since); other events carry the entry as recorded."""
+        payload = event.payload()
+        if event.event in POPULATED:
+            found = await self.documents.event_entry(event)
+            if found is not event.entry:
+                payload["entry"] = {**found, **event.entry}
+        return payload
+
     async def trigger(self, webhook_id: str) -> dict[str, Any]:
         """Sends the test event (`trigger-test`, as the reference) now, whether the
         webhook is enabled or not; answers as the reference: the status and, when it is
@@ -200,7 +215,7 @@ class WebhookService:
         if found.event_id is not None:
             event = await self.documents.event(found.event_id)
             if event is not None:
-                body = delivery_body(event.payload())
+                body = delivery_body(await self.payload(event))
         elif found.event == TEST_EVENT:
             body = delivery_body({"event": TEST_EVENT})
         if body is None and found.body is not None:
@@ -228,10 +243,12 @@ class WebhookService:
         )
         return record._replace(id=made)
 
-    async def prune(self, keep: list[str]) -> tuple[int, int]:
-        """Deletes the events and delivery records older than the retention, but the
-        events still owed to the enabled webhooks of `keep`; (events, records) deleted."""
-        before = _iso(datetime.now(UTC) - timedelta(days=self.settings.retention_days))
+    async def prune(self, keep: list[str], before: str | None = None) -> tuple[int, int]:
+        """Deletes the events and delivery records older than the retention (or recorded
+        before `before`, an ISO time), but the events still owed to the enabled webhooks
+        of `keep`; (events, records) deleted."""
+        if before is None:
+            before = _iso(datetime.now(UTC) - timedelta(days=self.settings.retention_days))
         keep_from = await self.documents.read_program(self.sql.keep_from(keep))
         events = await self.documents.prune_events(before, keep_from)
         records = await self.documents.write_program(None, "webhooks.prune", self.sql.prune(before))
@@ -396,4 +413,4 @@ def _iso(moment: datetime) -> str:
 
 
 def _now() -> str:
-    return _iso(datetime.now(UTC))
+    return now_iso()
