@@ -290,17 +290,7 @@ class Writes(Versions):
         populate = read.populate if read is not None else None
 
         def program() -> Program:
-            doc_id = document_id
-            if doc_id is None:
-                doc_id = yield from self._single_document(ct)
-                if doc_id is None:
-                    raise NotFoundError()
-            yield from self._lock_document(ct, doc_id)
-            where, params = self._version_where(ct, doc_id, locale, False)
-            rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
-            if not rows:
-                raise NotFoundError()
-            draft_id = int(rows[0][0])
+            doc_id, draft_id = yield from self._locked_draft(ct, document_id, locale)
             yield from self._check_publishable(ct, draft_id)
             now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
             row_id = yield from self._publish_row(ct, doc_id, draft_id, locale, now)
@@ -329,28 +319,36 @@ class Writes(Versions):
         populate = read.populate if read is not None else None
 
         def program() -> Program:
-            doc_id = document_id
-            if doc_id is None:
-                doc_id = yield from self._single_document(ct)
-                if doc_id is None:
-                    raise NotFoundError()
-            yield from self._lock_document(ct, doc_id)
+            doc_id, draft_id = yield from self._locked_draft(ct, document_id, locale)
             where, params = self._version_where(ct, doc_id, locale, True)
             published = yield from self.version_docs(ct, where, params)
             if not published:
                 raise NotFoundError()
-            draft_where, draft_params = self._version_where(ct, doc_id, locale, False)
-            rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {draft_where}', draft_params)
-            if not rows:
-                raise NotFoundError()
             yield from self.links.delete_owned(ct, [int(d["id"]) for d in published])
             yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
-            doc = yield from self.reads.read_back(ct, int(rows[0][0]), populate, ctx)
+            doc = yield from self.reads.read_back(ct, draft_id, populate, ctx)
             if tail is not None:
                 yield from tail.run(published, False)
             return doc
 
         return dict(await self.db.write(program))
+
+    def _locked_draft(
+        self, ct: ContentType, document_id: str | None, locale: str | None
+    ) -> Program:
+        """(documentId, draft row id) of one locale version, its document locked (a single
+        type's document when `document_id` is None); NotFoundError without a draft."""
+        doc_id = document_id
+        if doc_id is None:
+            doc_id = yield from self._single_document(ct)
+            if doc_id is None:
+                raise NotFoundError()
+        yield from self._lock_document(ct, doc_id)
+        where, params = self._version_where(ct, doc_id, locale, False)
+        rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
+        if not rows:
+            raise NotFoundError()
+        return doc_id, int(rows[0][0])
 
     def draft_docs(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
         """The draft versions of a document (of `locale`'s version when given)."""
