@@ -50,7 +50,7 @@ log = logging.getLogger("folio.webhooks")
 BATCH = 200
 MAX_QUEUE = 500
 # entries read for bodies, kept for the other webhooks that send the same event
-ENTRIES = 1024
+ENTRIES = 256
 # the longest a delivery goes unrecorded (attempts are recorded in batches)
 SETTLE_SECONDS = 0.25
 # how long a route with nothing to send keeps its lease before it gives it up
@@ -68,25 +68,34 @@ LOG_EVERY = 30.0
 class Pacer:
     """Deliveries share the event loop with the requests this process serves. While
     writes come in (commits in the window) and the server is busy with them, deliveries
-    are held to what the server has left up to `TARGET` of its time, and at least `SHARE`:
-    a saturated server keeps serving at nearly full speed, its deliveries fall behind and
-    catch up once the load drops (they are read back from the outbox); a server with time
-    to spare delivers at once. The server's time is its process's CPU time (the loop's
-    thread and the database's, which share the interpreter) over windows of `WINDOW`
-    seconds. Deliveries are charged `COST` seconds an attempt (measured: 40 to 60 µs
-    with its record, on the machine of the benchmarks), and the time of the reads of the
-    entries they send."""
+    are held to what the server has left up to `TARGET` of its time; when less than
+    `SHARE` is left, to one attempt a window: a saturated server keeps serving at nearly
+    full speed, its deliveries fall behind and catch up once the load drops (they are
+    read back from the outbox); a server with time to spare delivers at once. (A share
+    was not enough: what deliveries cost beyond their attempts, the entries' reads and
+    the collector's work on what they keep, cannot be told apart from the requests'.)
+
+    The server's time is its process's CPU time (the loop's thread and the database's,
+    which share the interpreter) over windows of `WINDOW` seconds. An attempt is charged
+    `cost` seconds: everything deliveries use per attempt (the entry's read, the request,
+    its record), learnt from the windows in which the process only delivered (no
+    commits): 140 µs at first, what it measured under a write load on the machine of the
+    benchmarks."""
 
     WINDOW = 0.1
     TARGET = 0.85
     SHARE = 0.05
-    COST = 60e-6
+    FIRST_COST = 140e-6
+    # the learnt cost stays within these bounds, and moves by this part of a new reading
+    COSTS = (20e-6, 5e-3)
+    LEARN = 0.2
 
     def __init__(self) -> None:
         self.start = time.perf_counter()
         self.cpu = time.process_time()
         self.commits = 0
-        self.used = 0.0
+        self.attempts = 0
+        self.cost = self.FIRST_COST
         self.budget: float | None = None
 
     def _roll(self, now: float) -> None:
@@ -94,24 +103,30 @@ class Pacer:
         if elapsed < self.WINDOW:
             return
         cpu = time.process_time()
+        spent = cpu - self.cpu
         self.budget = None
         if self.commits:
-            others = (cpu - self.cpu - self.used) / elapsed
-            self.budget = max(self.SHARE, self.TARGET - others) * self.WINDOW
-        self.start, self.cpu, self.commits, self.used = now, cpu, 0, 0.0
+            others = (spent - self.attempts * self.cost) / elapsed
+            if others >= self.TARGET - self.SHARE:
+                # saturated: a trickle, one attempt a window (the rest once it is not)
+                self.budget = self.cost / 2
+            else:
+                self.budget = (self.TARGET - others) * self.WINDOW
+        elif self.attempts >= 20 and elapsed < 10 * self.WINDOW:
+            low, high = self.COSTS
+            reading = min(high, max(low, spent / self.attempts))
+            self.cost += (reading - self.cost) * self.LEARN
+        self.start, self.cpu, self.commits, self.attempts = now, cpu, 0, 0
 
     async def turn(self) -> None:
         """Waits until an attempt may be made, and charges it."""
         while True:
             now = time.perf_counter()
             self._roll(now)
-            if self.budget is None or self.used < self.budget:
-                self.used += self.COST
+            if self.budget is None or self.attempts * self.cost < self.budget:
+                self.attempts += 1
                 return
             await asyncio.sleep(max(0.001, self.start + self.WINDOW - now))
-
-    def charge(self, seconds: float) -> None:
-        self.used += seconds
 
 
 class DeliveryWorker:
@@ -187,11 +202,14 @@ class DeliveryWorker:
         if self.stopping or not self.hooks:
             return
         self.pacer.commits += len(events)
-        for route in self.routes.values():
+        routes = self.routes
+        for route in routes.values():
             route.offer(events)
+        if len(routes) == len(self.hooks):
+            return  # every webhook has its route here
         names = {e.event for e in events}
         for key, hook in self.hooks.items():
-            if hook.enabled and key not in self.routes and names.intersection(hook.events):
+            if hook.enabled and key not in routes and names.intersection(hook.events):
                 assert self._wake is not None
                 self._wake.set()
                 return
@@ -285,10 +303,7 @@ class DeliveryWorker:
             return event.payload()
         entry = self._entries.get(event.id)
         if entry is None:
-            started = time.perf_counter()
             entry = (await self.service.payload(event))["entry"]
-            # the read's time, as long as it took: a busy server counts it high
-            self.pacer.charge(time.perf_counter() - started)
             self._entries[event.id] = entry
             if len(self._entries) > ENTRIES:
                 self._entries.popitem(last=False)
@@ -364,8 +379,9 @@ class Route:
     def offer(self, events: list[Event]) -> None:
         """This process's committed events: taken as they are when they follow `known`
         (no read of the outbox), else a read is due."""
-        if self.attempt and not self.reset:
-            # the head waits for its next attempt: what follows is read when it is done
+        if (self.attempt or len(self.queue) >= MAX_QUEUE) and not self.reset:
+            # the head waits for its next attempt, or the queue is full: what follows is
+            # read from the outbox when its turn comes
             if events[-1].id > self.known:
                 self.need_read = True
             return
