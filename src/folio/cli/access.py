@@ -19,7 +19,9 @@ LIFESPANS = ("7", "30", "90")
 DAY_MS = 86_400_000
 
 
-def _with_app(app_dir: str, work: Callable[[Folio], Awaitable[int]]) -> int:
+def with_app(app_dir: str, work: Callable[[Folio], Awaitable[int]]) -> int:
+    """Runs `work` on the app of `app_dir`, started without its bootstrap, and closes it."""
+
     async def run() -> int:
         folio = load_app(Path(app_dir))
         await folio.start(bootstrap=False)
@@ -68,7 +70,7 @@ def token(args: argparse.Namespace) -> int:
             print(doc["accessKey"])
         return 0
 
-    return _with_app(args.app, work)
+    return with_app(args.app, work)
 
 
 def user(args: argparse.Namespace) -> int:
@@ -90,7 +92,7 @@ def user(args: argparse.Namespace) -> int:
                     print(f"{found['id']:>4}  {found['username']:<24} {found['email']}{flag}")
         return 0
 
-    return _with_app(args.app, work)
+    return with_app(args.app, work)
 
 
 def permissions(args: argparse.Namespace) -> int:

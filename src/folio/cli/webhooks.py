@@ -6,12 +6,11 @@ read. `redeliver` and `test` post from this process, at once, one attempt each."
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
-from folio.app import Folio, load_app
+from folio.app import Folio
+from folio.cli.access import with_app
 from folio.content.sql.webhooks import Record
 from folio.errors import ConfigError, FolioError
 
@@ -42,23 +41,11 @@ def _positive(value: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        return _with_app(args.app, lambda folio: ACTIONS[args.action](folio, args))
+        return with_app(args.app, lambda folio: ACTIONS[args.action](folio, args))
     except (ConfigError, FolioError) as exc:
         message = exc.message if isinstance(exc, FolioError) else str(exc)
         print(f"folio: {message}", file=sys.stderr)
         return 1
-
-
-def _with_app(app_dir: str, work: Callable[[Folio], Awaitable[int]]) -> int:
-    async def go() -> int:
-        folio = load_app(Path(app_dir))
-        await folio.start(bootstrap=False)
-        try:
-            return await work(folio)
-        finally:
-            await folio.close()
-
-    return asyncio.run(go())
 
 
 async def _list(folio: Folio, args: argparse.Namespace) -> int:
