@@ -141,6 +141,30 @@ class DocumentService:
             raise ForbiddenError()
 
     # ------------------------------------------------------------------ reads
+    async def _read(
+        self,
+        action: str,
+        ct: ContentType,
+        params: Mapping[str, Any],
+        principal: Principal,
+        key: Hashable | None,
+        run: Callable[[Mapping[str, Any], Hashable | None], Coroutine[Any, Any, T]],
+        extra: Mapping[str, Any] | None = None,
+    ) -> T:
+        """`run(params, key)`, wrapped by the app's middlewares when it has some (their
+        `ctx.params` holds `extra` too). Parameters a middleware changed are parsed anew,
+        not taken from the cache under the front-end's key."""
+        if not self._middlewares:
+            return await run(params, key)
+        given = {**params, **(extra or {})}
+        ctx = DocumentContext(action, ct.uid, ct, dict(given), principal)
+
+        async def inner(c: DocumentContext) -> T:
+            return await run(c.params, key if c.params == given else None)
+
+        answer: T = await run_chain(self._middlewares, ctx, inner)
+        return answer
+
     async def find(
         self,
         ct: ContentType,
@@ -150,29 +174,13 @@ class DocumentService:
         limits: Limits | None = None,
         key: Hashable | None = None,
     ) -> Page:
-        if self._middlewares:
-            ctx = DocumentContext("findMany", ct.uid, ct, dict(params), principal)
+        async def run(p: Mapping[str, Any], k: Hashable | None) -> Page:
+            query = self.query(ct, p, principal, limits=limits, key=k)
+            self._check_drafts(ct, query, principal)
+            docs, total = await self._reads.find(ct, query)
+            return Page(docs, total, query.pagination)
 
-            async def inner(c: DocumentContext) -> Page:
-                same = c.params == params
-                return await self._find(ct, c.params, principal, limits, key if same else None)
-
-            page: Page = await run_chain(self._middlewares, ctx, inner)
-            return page
-        return await self._find(ct, params, principal, limits, key)
-
-    async def _find(
-        self,
-        ct: ContentType,
-        params: Mapping[str, Any],
-        principal: Principal,
-        limits: Limits | None,
-        key: Hashable | None,
-    ) -> Page:
-        query = self.query(ct, params, principal, limits=limits, key=key)
-        self._check_drafts(ct, query, principal)
-        docs, total = await self._reads.find(ct, query)
-        return Page(docs, total, query.pagination)
+        return await self._read("findMany", ct, params, principal, key, run)
 
     async def count(
         self,
@@ -182,20 +190,12 @@ class DocumentService:
         *,
         key: Hashable | None = None,
     ) -> int:
-        if self._middlewares:
-            ctx = DocumentContext("count", ct.uid, ct, dict(params), principal)
+        async def run(p: Mapping[str, Any], k: Hashable | None) -> int:
+            query = self.query(ct, p, principal, key=k)
+            self._check_drafts(ct, query, principal)
+            return await self._reads.count(ct, query)
 
-            async def inner(c: DocumentContext) -> int:
-                same = c.params == params
-                query = self.query(ct, c.params, principal, key=key if same else None)
-                self._check_drafts(ct, query, principal)
-                return await self._reads.count(ct, query)
-
-            total: int = await run_chain(self._middlewares, ctx, inner)
-            return total
-        query = self.query(ct, params, principal, key=key)
-        self._check_drafts(ct, query, principal)
-        return await self._reads.count(ct, query)
+        return await self._read("count", ct, params, principal, key, run)
 
     async def find_one(
         self,
@@ -208,25 +208,18 @@ class DocumentService:
     ) -> dict[str, Any] | None:
         """One version of a document (the document of a single type: `document_id`
         None), or None."""
-        if self._middlewares:
-            ctx = DocumentContext(
-                "findOne", ct.uid, ct, {**params, "documentId": document_id}, principal
-            )
 
-            async def inner(c: DocumentContext) -> dict[str, Any] | None:
-                given = dict(c.params)
-                doc_id = given.pop("documentId", document_id)
-                query = self.query(
-                    ct, given, principal, find=False, key=key if given == params else None
-                )
-                self._check_drafts(ct, query, principal)
-                return await self._reads.find_one(ct, doc_id or "", query)
+        async def run(p: Mapping[str, Any], k: Hashable | None) -> dict[str, Any] | None:
+            doc_id = document_id
+            if "documentId" in p:  # a middleware's parameters
+                doc_id = p["documentId"]
+                p = {name: value for name, value in p.items() if name != "documentId"}
+            query = self.query(ct, p, principal, find=False, key=k)
+            self._check_drafts(ct, query, principal)
+            return await self._reads.find_one(ct, doc_id or "", query)
 
-            found: dict[str, Any] | None = await run_chain(self._middlewares, ctx, inner)
-            return found
-        query = self.query(ct, params, principal, find=False, key=key)
-        self._check_drafts(ct, query, principal)
-        return await self._reads.find_one(ct, document_id or "", query)
+        extra = {"documentId": document_id}
+        return await self._read("findOne", ct, params, principal, key, run, extra)
 
     async def populate(
         self,
