@@ -33,8 +33,8 @@ from folio.errors import (
     NotFoundError,
     ServiceUnavailableError,
 )
-from folio.http.admin import AdminEndpoints
-from folio.http.admin_webhooks import WebhookEndpoints
+from folio.http.admin.tokens import AdminEndpoints
+from folio.http.admin.webhooks import WebhookEndpoints
 from folio.http.documentation import PATH as DOCS_PATH
 from folio.http.documentation import DocumentationPage
 from folio.http.edges import CorsSettings, Edges

@@ -1,5 +1,5 @@
 """The admin HTTP API for webhooks (`/admin/webhooks`), with the admin key of
-`/admin/api-tokens` (http/admin.py). Shapes and validation as the reference's admin API:
+`/admin/api-tokens` (http/admin/tokens.py). Shapes and validation as the reference's admin API:
 `{data: ...}`, webhooks as `{id, name, url, headers, events, isEnabled}` (plus `source`,
 "config" or "api", and `signed`); a webhook of config/webhooks.json is listed and can be
 tested, but changing or deleting it is refused (403: change the file).
@@ -32,7 +32,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from folio.errors import FolioError, ValidationError
-from folio.http.admin import AdminEndpoints
+from folio.http.admin.tokens import AdminEndpoints
 from folio.http.responses import json_response
 from folio.http.rest.content import read_json
 from folio.webhooks.service import shown_record

@@ -1,0 +1,3 @@
+export function HomePage() {
+  return <main id="main" class="page"><h1>Welcome</h1></main>;
+}
