@@ -4,11 +4,14 @@
 // build matches the sources. The same sources always give the same bytes.
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, rmSync, mkdirSync, writeFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { build } from "esbuild";
 
 const root = new URL(".", import.meta.url).pathname;
-const out = join(root, "..", "src", "folio", "http", "admin", "app");
+// `--out DIR` builds elsewhere (a private build to try out; the server reads it when
+// FOLIO_ADMIN_ASSETS names it)
+const outAt = process.argv.indexOf("--out");
+const out = outAt > 0 ? resolve(process.argv[outAt + 1]) : join(root, "..", "src", "folio", "http", "admin", "app");
 const check = process.argv.includes("--digest");
 
 function files(dir) {
