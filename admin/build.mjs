@@ -5,7 +5,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, rmSync, mkdirSync, writeFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { build } from "esbuild";
 
 const root = new URL(".", import.meta.url).pathname;
 // `--out DIR` builds elsewhere (a private build to try out; the server reads it when
@@ -43,6 +42,7 @@ if (check) {
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "assets"), { recursive: true });
+const { build } = await import("esbuild");
 const result = await build({
   entryPoints: [join(root, "src", "main.tsx")],
   bundle: true,
