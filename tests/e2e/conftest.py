@@ -404,7 +404,7 @@ def _page(
             try:
                 page.screenshot(path=str(shot), full_page=True)
                 print(f"screenshot: {shot}\nserver log: {server.log}")
-            except Exception:  # noqa: BLE001 - a screenshot is a courtesy
+            except Exception:  # a screenshot is a courtesy
                 pass
         page.close()
     problems = watch.take()
