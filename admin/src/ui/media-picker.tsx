@@ -1,0 +1,254 @@
+// The media picker: a dialog to choose files from the library (search, filter by type,
+// sort, pages; one file or several) or to upload new ones, which are then chosen.
+import type { JSX } from "preact";
+import { useEffect, useId, useState } from "preact/hooks";
+import { describeError } from "../api";
+import {
+  acceptFor,
+  allowedKinds,
+  allowedMime,
+  formatSize,
+  KIND_LABELS,
+  kindOf,
+  listFiles,
+  SORTS,
+  uploadFiles,
+  type FileList,
+  type FileObject,
+  type Kind,
+} from "../pages/media/files";
+import { FileThumb, Modal, Pager } from "../pages/media/ui";
+import { notify } from "./notify";
+
+export interface MediaPickerProps {
+  /** several files may be chosen */
+  multiple: boolean;
+  /** the field's allowedTypes (images, videos, audios, files); none: any */
+  allowedTypes?: string[] | null;
+  /** what the dialog is for, e.g. the field's name */
+  title?: string;
+  onClose(): void;
+  /** the chosen files, in the order they were chosen */
+  onSelect(files: FileObject[]): void;
+}
+
+const PAGE_SIZE = 12;
+
+export function MediaPicker({ multiple, allowedTypes, title, onClose, onSelect }: MediaPickerProps) {
+  const kinds = allowedKinds(allowedTypes);
+  const [q, setQ] = useState("");
+  const [query, setQuery] = useState("");
+  const [kind, setKind] = useState<Kind | "">("");
+  const [sort, setSort] = useState(SORTS[0].value);
+  const [page, setPage] = useState(1);
+  const [list, setList] = useState<FileList | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [chosen, setChosen] = useState<FileObject[]>([]);
+  const [uploading, setUploading] = useState<string | null>(null);
+  const [reload, setReload] = useState(0);
+  const searchId = useId();
+  const kindId = useId();
+  const sortId = useId();
+  const uploadId = useId();
+  const statusId = useId();
+
+  // the search is sent once typing pauses
+  useEffect(() => {
+    const t = setTimeout(() => {
+      setQuery(q.trim());
+      setPage(1);
+    }, 250);
+    return () => clearTimeout(t);
+  }, [q]);
+
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    listFiles({ page, pageSize: PAGE_SIZE, sort, q: query, kinds: kind ? [kind] : kinds })
+      .then((answer) => {
+        if (!live) return;
+        setList(answer);
+        setError(null);
+      })
+      .catch((e) => {
+        if (live) setError(describeError(e));
+      })
+      .finally(() => {
+        if (live) setLoading(false);
+      });
+    return () => {
+      live = false;
+    };
+  }, [page, sort, query, kind, reload]);
+
+  const isChosen = (f: FileObject) => chosen.some((c) => c.id === f.id);
+  const toggle = (f: FileObject) => {
+    if (!multiple) {
+      setChosen([f]);
+      return;
+    }
+    setChosen((c) => (c.some((x) => x.id === f.id) ? c.filter((x) => x.id !== f.id) : [...c, f]));
+  };
+
+  const upload = async (files: File[]) => {
+    const refused = files.filter((f) => !allowedMime(f.type || "application/octet-stream", allowedTypes));
+    const accepted = files.filter((f) => !refused.includes(f));
+    for (const f of refused) notify(`${f.name}: this field does not accept ${KIND_LABELS[kindOf(f.type)].toLowerCase()}.`, "error");
+    if (accepted.length === 0) return;
+    const outcome = await uploadFiles(accepted, (done, total) => setUploading(`Uploading ${Math.min(done + 1, total)} of ${total}…`));
+    setUploading(null);
+    for (const f of outcome.failed) notify(`${f.name} could not be uploaded: ${f.message}`, "error");
+    if (outcome.uploaded.length) {
+      notify(outcome.uploaded.length === 1 ? `${outcome.uploaded[0].name} uploaded` : `${outcome.uploaded.length} files uploaded`);
+      setChosen((c) => (multiple ? [...c, ...outcome.uploaded.filter((u) => !c.some((x) => x.id === u.id))] : [outcome.uploaded[0]]));
+      setPage(1);
+      setReload((r) => r + 1);
+    }
+  };
+
+  const onFiles = (event: JSX.TargetedEvent<HTMLInputElement, Event>) => {
+    const input = event.currentTarget;
+    const files = Array.from(input.files ?? []);
+    input.value = "";
+    if (files.length) void upload(files);
+  };
+
+  const heading = title ? `Choose ${multiple ? "files" : "a file"} for ${title}` : multiple ? "Choose files" : "Choose a file";
+  const count = chosen.length;
+  return (
+    <Modal
+      title={heading}
+      onClose={onClose}
+      wide
+      footer={
+        <>
+          <span class="rm-grow" id={statusId} aria-live="polite">
+            {count === 0 ? "Nothing selected" : count === 1 ? "1 file selected" : `${count} files selected`}
+          </span>
+          <button type="button" class="button button-secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="button" class="button" disabled={count === 0} onClick={() => onSelect(chosen)}>
+            {multiple ? "Add the selected files" : "Choose this file"}
+          </button>
+        </>
+      }
+    >
+      <div
+        class="rm-picker"
+        onDragOver={(e) => {
+          if (e.dataTransfer?.types.includes("Files")) e.preventDefault();
+        }}
+        onDrop={(e) => {
+          if (!e.dataTransfer?.files.length) return;
+          e.preventDefault();
+          void upload(Array.from(e.dataTransfer.files));
+        }}
+      >
+        <div class="rm-toolbar">
+          <span class="rm-control">
+            <label for={searchId}>Search files</label>
+            <input id={searchId} type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+          </span>
+          {kinds.length > 1 && (
+            <span class="rm-control">
+              <label for={kindId}>Type</label>
+              <select
+                id={kindId}
+                value={kind}
+                onChange={(e) => {
+                  setKind(e.currentTarget.value as Kind | "");
+                  setPage(1);
+                }}
+              >
+                <option value="">All types</option>
+                {kinds.map((k) => (
+                  <option key={k} value={k}>
+                    {KIND_LABELS[k]}
+                  </option>
+                ))}
+              </select>
+            </span>
+          )}
+          <span class="rm-control">
+            <label for={sortId}>Sort by</label>
+            <select
+              id={sortId}
+              value={sort}
+              onChange={(e) => {
+                setSort(e.currentTarget.value);
+                setPage(1);
+              }}
+            >
+              {SORTS.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </span>
+          <span class="rm-control rm-upload-control">
+            <input
+              id={uploadId}
+              class="rm-file-input"
+              type="file"
+              multiple={multiple}
+              accept={acceptFor(kinds)}
+              onChange={onFiles}
+              disabled={uploading !== null}
+            />
+            <label for={uploadId} class="button button-secondary">
+              Upload new files
+            </label>
+          </span>
+        </div>
+        {uploading && (
+          <p class="rm-progress" role="status">
+            {uploading}
+          </p>
+        )}
+        {error && (
+          <p class="rm-error" role="alert">
+            {error}{" "}
+            <button type="button" class="button button-secondary" onClick={() => setReload((r) => r + 1)}>
+              Try again
+            </button>
+          </p>
+        )}
+        {list && list.data.length === 0 && !loading && (
+          <p class="rm-empty">{query || kind ? "No file matches." : "The media library is empty: upload files, or drop them here."}</p>
+        )}
+        {list && list.data.length > 0 && (
+          <ul class="rm-grid" aria-label="Files" aria-busy={loading}>
+            {list.data.map((f) => {
+              const on = isChosen(f);
+              const inputId = `${uploadId}-f${f.id}`;
+              return (
+                <li key={f.id} class={`rm-card${on ? " rm-card-on" : ""}`}>
+                  <input
+                    id={inputId}
+                    class="rm-card-check"
+                    type={multiple ? "checkbox" : "radio"}
+                    name={multiple ? undefined : `${uploadId}-choice`}
+                    checked={on}
+                    onChange={() => toggle(f)}
+                  />
+                  <label for={inputId} class="rm-card-label">
+                    <FileThumb file={f} />
+                    <span class="rm-card-name">{f.name}</span>
+                    <span class="rm-card-meta">
+                      {KIND_LABELS[kindOf(f.mime)]} · {f.width && f.height ? `${f.width}×${f.height} · ` : ""}
+                      {formatSize(f.size)}
+                    </span>
+                  </label>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        {list && <Pager pagination={list.meta.pagination} onPage={setPage} label="Pages of files" />}
+      </div>
+    </Modal>
+  );
+}
