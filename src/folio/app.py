@@ -20,6 +20,7 @@ from folio.auth.permissions import RoleTable, catalogue
 from folio.auth.ratelimit import RateLimiter, limiter_for
 from folio.auth.settings import load_auth_settings
 from folio.config import Settings, load_settings
+from folio.content.accounts.admins import AdminService
 from folio.content.accounts.tokens import TokenService
 from folio.content.accounts.users import UserService
 from folio.content.documents import DocumentService
@@ -85,6 +86,8 @@ class Folio:
                 index = settings.app_dir / "src" / "index.py"
                 raise code_error(exc, index, "src/index.py: register") from None
         self.users.mailer = self.mailer
+        # the admin panel's administrators, their sessions and the panel's settings
+        self.admins = AdminService(self.documents, settings, self.mailer)
         # config/webhooks.json and the admin API's webhooks; a serving process delivers
         # them (`webhooks.start_worker`, in the HTTP server's lifespan)
         self.webhooks = WebhookService(self.documents, settings)

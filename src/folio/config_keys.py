@@ -251,6 +251,8 @@ KNOWN_KEYS: dict[str, dict[str, Table]] = {
     "admin": {
         "auth": {
             "keys": READ,
+            # the admin panel's sessions (content/accounts/admins.py)
+            "session": {"idleSeconds": READ, "maxSeconds": READ},
             # the reference's admin panel sign-in
             "secret": IGNORED,
             "options": IGNORED,

@@ -33,8 +33,7 @@ from folio.errors import (
     NotFoundError,
     ServiceUnavailableError,
 )
-from folio.http.admin.tokens import AdminEndpoints
-from folio.http.admin.webhooks import WebhookEndpoints
+from folio.http.admin import admin_routes
 from folio.http.documentation import PATH as DOCS_PATH
 from folio.http.documentation import DocumentationPage
 from folio.http.edges import CorsSettings, Edges
@@ -247,8 +246,7 @@ def build_asgi(folio: Folio) -> Starlette:
             else []
         ),
         *UserEndpoints(folio, pipeline).routes(),
-        *AdminEndpoints(folio).routes(),
-        *WebhookEndpoints(folio).routes(),
+        *admin_routes(folio),
         Route("/api/upload", uploads.upload, methods=["POST"]),
         Route("/api/upload/files", uploads.find, methods=["GET", "HEAD"]),
         Route("/api/upload/files/{id}", uploads.find_one, methods=["GET", "HEAD"]),

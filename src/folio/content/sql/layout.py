@@ -10,6 +10,7 @@ import hashlib
 from functools import cache
 from typing import Any
 
+from folio.content.sql.admins import admin_tables
 from folio.content.sql.outbox import outbox_table
 from folio.content.sql.webhooks import webhook_tables
 from folio.schema.model import Attribute, ContentType, Registry, Schema, snake_case
@@ -158,6 +159,7 @@ def build_layout(registry: Registry) -> list[Table]:
     )
     tables.append(outbox_table())
     tables += webhook_tables()
+    tables += admin_tables()
     return tables
 
 

@@ -1,6 +1,8 @@
 """The admin HTTP API for API tokens (`/admin/api-tokens`), protected by an admin key:
 `Authorization: Bearer <key>` where the key is one of `config/admin` `auth.keys` or the
-`ADMIN_API_KEY` environment variable. Without a configured key the admin API is closed.
+`ADMIN_API_KEY` environment variable; or, without an `Authorization` header, by the admin
+panel's session (its cookie, and its CSRF token on writes: http/admin/session.py). A
+bearer credential that is not an admin key (a content-API JWT or API token) is refused.
 
     GET    /admin/api-tokens                 list (access keys are never shown again)
     POST   /admin/api-tokens                 create {name, description?, type, lifespan?,
@@ -20,6 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from folio.errors import ForbiddenError, NotFoundError, UnauthorizedError, ValidationError
+from folio.http.admin.session import AdminAuth
 from folio.http.responses import json_response
 from folio.http.rest.content import read_json
 
@@ -28,9 +31,10 @@ if TYPE_CHECKING:
 
 
 class AdminEndpoints:
-    def __init__(self, folio: Folio) -> None:
+    def __init__(self, folio: Folio, auth: AdminAuth | None = None) -> None:
         self.folio = folio
         self.keys = [k.encode() for k in folio.auth_settings.admin_keys]
+        self.auth = auth or AdminAuth(folio)
 
     def routes(self) -> list[Route]:
         return [
@@ -42,7 +46,11 @@ class AdminEndpoints:
             Route("/admin/api-tokens/{id}/regenerate", self.regenerate, methods=["POST"]),
         ]
 
-    def _check(self, request: Request) -> None:
+    async def _check(self, request: Request) -> None:
+        if "authorization" not in request.headers:
+            # the admin panel: its session, with the CSRF token on writes
+            await self.auth.require(request)
+            return
         if not self.keys:
             raise ForbiddenError("The admin API is disabled: set ADMIN_API_KEY to enable it")
         header = request.headers.get("authorization", "")
@@ -73,30 +81,30 @@ class AdminEndpoints:
         return data
 
     async def list(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         return json_response({"data": await self.folio.tokens.list()})
 
     async def create(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         token = await self.folio.tokens.create(await self._body(request))
         return json_response({"data": token}, 201)
 
     async def get(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         return json_response({"data": await self.folio.tokens.get(self._id(request))})
 
     async def update(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         token = await self.folio.tokens.update(self._id(request), await self._body(request))
         return json_response({"data": token})
 
     async def revoke(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         raw = request.path_params["id"]
         token = await self.folio.tokens.revoke(int(raw)) if raw.isdecimal() else None
         return json_response({"data": token})
 
     async def regenerate(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         token = await self.folio.tokens.regenerate(self._id(request))
         return json_response({"data": token}, 201)

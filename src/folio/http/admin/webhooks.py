@@ -32,6 +32,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from folio.errors import FolioError, ValidationError
+from folio.http.admin.session import AdminAuth
 from folio.http.admin.tokens import AdminEndpoints
 from folio.http.responses import json_response
 from folio.http.rest.content import read_json
@@ -44,8 +45,8 @@ BASE = "/admin/webhooks"
 
 
 class WebhookEndpoints(AdminEndpoints):
-    def __init__(self, folio: Folio) -> None:
-        super().__init__(folio)
+    def __init__(self, folio: Folio, auth: AdminAuth | None = None) -> None:
+        super().__init__(folio, auth)
         self.webhooks = folio.webhooks
 
     def routes(self) -> list[Route]:
@@ -62,32 +63,32 @@ class WebhookEndpoints(AdminEndpoints):
         ]
 
     async def list_webhooks(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         return json_response({"data": [h.shown() for h in await self.webhooks.all()]})
 
     async def create_webhook(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         made = await self.webhooks.create(await self._body(request))
         return json_response({"data": made}, 201)
 
     async def get_webhook(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         hook = await self.webhooks.get(request.path_params["id"])
         return json_response({"data": hook.shown()})
 
     async def update_webhook(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         hook = await self.webhooks.update(request.path_params["id"], await self._body(request))
         return json_response({"data": hook.shown()})
 
     async def delete_webhook(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         hook = await self.webhooks.delete(request.path_params["id"])
         return json_response({"data": hook.shown()})
 
     async def delete_many(self, request: Request) -> Response:
         """The reference's batch delete: the webhooks of `ids` that exist are deleted."""
-        self._check(request)
+        await self._check(request)
         body = await read_json(request, self.folio.settings.max_body_bytes)
         ids = body.get("ids") if isinstance(body, dict) else None
         if not isinstance(ids, list) or not ids or not all(isinstance(i, str | int) for i in ids):
@@ -99,11 +100,11 @@ class WebhookEndpoints(AdminEndpoints):
         return json_response({"data": ids})
 
     async def trigger(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         return json_response({"data": await self.webhooks.trigger(request.path_params["id"])})
 
     async def deliveries(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         hook = await self.webhooks.get(request.path_params["id"])
         params = request.query_params
         status = params.get("status")
@@ -117,7 +118,7 @@ class WebhookEndpoints(AdminEndpoints):
         return json_response({"data": [shown_record(r) for r in records]})
 
     async def redeliver(self, request: Request) -> Response:
-        self._check(request)
+        await self._check(request)
         hook = await self.webhooks.get(request.path_params["id"])
         raw = request.path_params["delivery"]
         delivery = int(raw) if raw.isdecimal() and len(raw) < 19 else -1
