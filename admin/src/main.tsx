@@ -26,8 +26,10 @@ interface Init {
 type State =
   | { kind: "loading" }
   | { kind: "failed"; message: string }
-  | { kind: "signed-out"; hasAdmin: boolean }
+  | { kind: "signed-out"; hasAdmin: boolean; appName?: string; notice?: string | null }
   | { kind: "signed-in"; user: AdminUser; meta: Meta };
+
+let appName: string | undefined;
 
 function App() {
   const [state, setState] = useState<State>({ kind: "loading" });
@@ -36,8 +38,9 @@ function App() {
   const load = useCallback(async () => {
     try {
       const init = await api.get<{ data: Init }>("/init");
+      appName = init.data.appName;
       if (!init.data.hasAdmin) {
-        setState({ kind: "signed-out", hasAdmin: false });
+        setState({ kind: "signed-out", hasAdmin: false, appName });
         return;
       }
       let user: AdminUser;
@@ -47,7 +50,7 @@ function App() {
         user = s.data.user;
       } catch (e) {
         if (e instanceof ApiError && e.status === 401) {
-          setState({ kind: "signed-out", hasAdmin: true });
+          setState({ kind: "signed-out", hasAdmin: true, appName });
           return;
         }
         throw e;
@@ -63,7 +66,9 @@ function App() {
     void load();
     const out = () => {
       setCsrfToken(null);
-      setState((s) => (s.kind === "signed-in" ? { kind: "signed-out", hasAdmin: true } : s));
+      setState((s) =>
+        s.kind === "signed-in" ? { kind: "signed-out", hasAdmin: true, appName, notice: "Your session has ended. Sign in again to go on." } : s,
+      );
     };
     onSignedOut.add(out);
     return () => {
@@ -90,7 +95,20 @@ function App() {
     );
   }
   if (state.kind === "signed-out") {
-    return <AuthPage hasAdmin={state.hasAdmin} path={location.path} search={location.search} onSignedIn={() => void load()} />;
+    return (
+      <AuthPage
+        hasAdmin={state.hasAdmin}
+        appName={state.appName}
+        notice={state.notice}
+        path={location.path}
+        search={location.search}
+        onSignedIn={(to) => {
+          setState({ kind: "loading" });
+          navigate(to, { replace: true, force: true });
+          void load();
+        }}
+      />
+    );
   }
   const session: Session = {
     user: state.user,
@@ -101,7 +119,7 @@ function App() {
       } finally {
         setCsrfToken(null);
         navigate("/auth/login", { force: true });
-        setState({ kind: "signed-out", hasAdmin: true });
+        setState({ kind: "signed-out", hasAdmin: true, appName });
       }
     },
   };
@@ -135,13 +153,20 @@ function Routes({ path, search }: { path: string; search: URLSearchParams }) {
   }
   if (match("/plugins/upload", path)) return <MediaLibraryPage search={search} />;
   if (match("/me", path)) return <ProfilePage />;
-  if (path === "/" || path === "" || path.startsWith("/auth/")) return <HomePage />;
+  if (path.startsWith("/auth/")) return <LeaveAuth />;
+  if (path === "/" || path === "") return <HomePage />;
   return (
     <main id="main" class="page">
       <h1>Page not found</h1>
       <p>Nothing is at this address in the admin panel.</p>
     </main>
   );
+}
+
+/** A signed-in user on a sign-in page (back button after signing in) goes home. */
+function LeaveAuth() {
+  useEffect(() => navigate("/", { replace: true, force: true }), []);
+  return null;
 }
 
 render(

@@ -1,24 +1,42 @@
-// The frame of every signed-in page: a skip link, the navigation (content types, media
+// The frame of every signed-in page: a skip link, the navigation (home, content types, media
 // library, profile, sign-out) and the page.
 import type { ComponentChildren } from "preact";
 import { useMeta } from "../meta";
 import { Link, useLocation } from "../router";
 import { useSession } from "../session";
 
+export function initials(first: string | null | undefined, last: string | null | undefined, email: string): string {
+  const s = `${(first ?? "").trim().charAt(0)}${(last ?? "").trim().charAt(0)}`;
+  return (s || email.charAt(0)).toUpperCase();
+}
+
+export function displayName(user: { firstname: string | null; lastname: string | null; email: string }): string {
+  return [user.firstname, user.lastname].filter(Boolean).join(" ") || user.email;
+}
+
 export function Layout({ children }: { children: ComponentChildren }) {
   const meta = useMeta();
   const session = useSession();
   const { path } = useLocation();
-  const collections = meta.contentTypes.filter((ct) => ct.kind === "collectionType");
-  const singles = meta.contentTypes.filter((ct) => ct.kind === "singleType");
+  const byName = (a: { displayName: string }, b: { displayName: string }) => a.displayName.localeCompare(b.displayName);
+  const collections = meta.contentTypes.filter((ct) => ct.kind === "collectionType").sort(byName);
+  const singles = meta.contentTypes.filter((ct) => ct.kind === "singleType").sort(byName);
   const current = (to: string) => (path === to || path.startsWith(`${to}/`) ? "page" : undefined);
+  const user = session.user;
   return (
     <div class="frame">
       <a class="skip-link" href="#main">
         Skip to content
       </a>
       <nav class="sidebar" aria-label="Main">
-        <p class="brand">Folio</p>
+        <p class="brand">
+          <span class="brand-mark" aria-hidden="true">
+            F
+          </span>
+          <Link to="/" aria-current={path === "/" ? "page" : undefined}>
+            Folio
+          </Link>
+        </p>
         <h2 class="nav-heading" id="nav-collections">
           Collection types
         </h2>
@@ -33,6 +51,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
               </li>
             );
           })}
+          {collections.length === 0 && <li class="nav-empty">None yet</li>}
         </ul>
         {singles.length > 0 && (
           <>
@@ -62,15 +81,23 @@ export function Layout({ children }: { children: ComponentChildren }) {
               Media Library
             </Link>
           </li>
-          <li>
-            <Link to="/me" aria-current={current("/me")}>
-              Profile ({session.user.email})
-            </Link>
-          </li>
         </ul>
-        <button type="button" class="button button-secondary sign-out" onClick={() => void session.signOut()}>
-          Sign out
-        </button>
+        <div class="sidebar-foot">
+          <Link to="/me" aria-current={current("/me")} class="user-chip">
+            <span class="avatar" aria-hidden="true">
+              {initials(user.firstname, user.lastname, user.email)}
+            </span>
+            <span>
+              Profile<span class="sr-only"> of {displayName(user)}</span>
+              <span class="user-email" aria-hidden="true">
+                {user.email}
+              </span>
+            </span>
+          </Link>
+          <button type="button" class="button button-tertiary sign-out" onClick={() => void session.signOut()}>
+            Sign out
+          </button>
+        </div>
       </nav>
       <div class="content">{children}</div>
     </div>

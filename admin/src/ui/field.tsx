@@ -1,0 +1,147 @@
+// The form field wrapper: a label bound to the control (for=id), a required marker, a hint
+// and an error. The control itself is rendered by the caller (a widget), which spreads
+// `controlProps(id, ...)` on it so that aria-describedby and aria-invalid point at them.
+import type { ComponentChildren } from "preact";
+
+export interface FieldA11y {
+  id: string;
+  "aria-invalid"?: "true";
+  "aria-describedby"?: string;
+  "aria-required"?: "true";
+}
+
+/** The attributes of a field's control: its id, aria-invalid when in error, aria-describedby
+ * naming the hint (`${id}-hint`) and the error (`${id}-error`), aria-required. */
+export function controlProps(id: string, opts: { error?: string | null; hint?: ComponentChildren; required?: boolean } = {}): FieldA11y {
+  const described = [opts.hint ? `${id}-hint` : "", opts.error ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return {
+    id,
+    "aria-invalid": opts.error ? "true" : undefined,
+    "aria-describedby": described || undefined,
+    "aria-required": opts.required ? "true" : undefined,
+  };
+}
+
+export interface FieldProps {
+  /** the control's id (the label's for) */
+  id: string;
+  label: ComponentChildren;
+  hint?: ComponentChildren;
+  error?: string | null;
+  required?: boolean;
+  /** something beside the label (a "Shared" badge, a button) */
+  labelExtra?: ComponentChildren;
+  /** a group of controls (radio buttons, a component, a list): a fieldset whose legend is the label */
+  group?: boolean;
+  /** hides the label visually (it stays the control's accessible name) */
+  hideLabel?: boolean;
+  class?: string;
+  children: ComponentChildren;
+}
+
+function Marker() {
+  return (
+    <span class="required-marker" aria-hidden="true" title="required">
+      *
+    </span>
+  );
+}
+
+export function FieldHint({ id, hint }: { id: string; hint?: ComponentChildren }) {
+  if (!hint) return null;
+  return (
+    <p class="field-hint" id={`${id}-hint`}>
+      {hint}
+    </p>
+  );
+}
+
+export function FieldError({ id, error }: { id: string; error?: string | null }) {
+  if (!error) return null;
+  return (
+    <p class="field-error" id={`${id}-error`}>
+      {error}
+    </p>
+  );
+}
+
+export function Field({ id, label, hint, error, required, labelExtra, group, hideLabel, class: cls, children }: FieldProps) {
+  const classes = `field${error ? " field-invalid" : ""}${cls ? ` ${cls}` : ""}`;
+  if (group) {
+    return (
+      <fieldset
+        class={`${classes} field-group`}
+        aria-describedby={[hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined}
+      >
+        <legend class={hideLabel ? "sr-only" : "field-label"} id={`${id}-label`}>
+          {label}
+          {required && <Marker />}
+          {labelExtra && <span class="field-label-extra">{labelExtra}</span>}
+        </legend>
+        {children}
+        <FieldHint id={id} hint={hint} />
+        <FieldError id={id} error={error} />
+      </fieldset>
+    );
+  }
+  return (
+    <div class={classes}>
+      <div class={hideLabel ? "sr-only" : "field-label-row"}>
+        <label class="field-label" for={id} id={`${id}-label`}>
+          {label}
+          {required && <Marker />}
+        </label>
+        {labelExtra && <span class="field-label-extra">{labelExtra}</span>}
+      </div>
+      {children}
+      <FieldHint id={id} hint={hint} />
+      <FieldError id={id} error={error} />
+    </div>
+  );
+}
+
+/** A text input inside its Field: the forms of the auth and profile pages. */
+export function TextField({
+  id,
+  label,
+  hint,
+  error,
+  required,
+  value,
+  onInput,
+  type = "text",
+  autocomplete,
+  disabled,
+  autoFocus,
+  name,
+}: {
+  id: string;
+  label: ComponentChildren;
+  hint?: ComponentChildren;
+  error?: string | null;
+  required?: boolean;
+  value: string;
+  onInput(value: string): void;
+  type?: "text" | "email" | "password" | "search" | "url";
+  autocomplete?: string;
+  disabled?: boolean;
+  autoFocus?: boolean;
+  name?: string;
+}) {
+  return (
+    <Field id={id} label={label} hint={hint} error={error} required={required}>
+      <input
+        {...controlProps(id, { error, hint, required })}
+        class="input"
+        type={type}
+        name={name ?? id}
+        value={value}
+        required={required}
+        disabled={disabled}
+        autoComplete={autocomplete}
+        autoFocus={autoFocus}
+        onInput={(e) => onInput((e.currentTarget as HTMLInputElement).value)}
+      />
+    </Field>
+  );
+}
