@@ -369,6 +369,18 @@ class DocumentService:
         stays, and answers (a type without Draft & Publish: a ValidationError)."""
         return await self._versions("unpublish", ct, document_id, params, principal)
 
+    async def discard(
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        params: Mapping[str, Any],
+        principal: Principal,
+    ) -> dict[str, Any]:
+        """Replaces the draft of the parameters' locale version with its published version
+        (what the admin's "discard changes" does; event `entry.draft-discard`); the new
+        draft answers. A version never published: NotFoundError."""
+        return await self._versions("discard", ct, document_id, params, principal)
+
     async def _versions(
         self,
         action: str,
@@ -389,6 +401,10 @@ class DocumentService:
             try:
                 if action == "publish":
                     doc = await self._writes.publish(
+                        ct, doc_id, locale=query.locale, read=query, tail=tail
+                    )
+                elif action == "discard":
+                    doc = await self._writes.discard(
                         ct, doc_id, locale=query.locale, read=query, tail=tail
                     )
                 else:

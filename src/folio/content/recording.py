@@ -16,6 +16,10 @@ from folio.schema.model import ContentType
 from folio.schema.values import now_utc
 from folio.store.program import Program
 
+# the reference's event for a draft replaced by its published version (the admin's discard);
+# webhooks ask for it by name (it is not among the events they get by default)
+DRAFT_DISCARD = "entry.draft-discard"
+
 
 class EventRecorder:
     def __init__(self, writes: Writes, dialect: str, bus: EventBus) -> None:
@@ -90,6 +94,8 @@ class EventRecorder:
             return [self.event(f"media.{action}", ct, d, now) for d in docs]
         if action in ("delete", "unpublish", "publish"):
             return [self.event(f"entry.{action}", ct, d, now) for d in docs]
+        if action == "discard":
+            return [self.event(DRAFT_DISCARD, ct, d, now) for d in docs]
         first = "entry.create" if action == "create" else "entry.update"
         if drafts:
             return [

@@ -333,6 +333,64 @@ class Writes(Versions):
 
         return dict(await self.db.write(program))
 
+    async def discard(
+        self,
+        ct: ContentType,
+        document_id: str | None,
+        *,
+        locale: str | None = None,
+        read: Query | None = None,
+        tail: Tail | None = None,
+    ) -> dict[str, Any]:
+        """Replaces the draft of one locale version with a copy of its published version
+        (its times kept: the draft is then unchanged since publication); the new draft
+        answers. NotFoundError without a published version."""
+        locale = self._locale_for(ct, locale)
+        ctx = _answer("draft", locale or self.default_locale, read)
+        populate = read.populate if read is not None else None
+
+        def program() -> Program:
+            doc_id = document_id
+            if doc_id is None:
+                doc_id = yield from self._single_document(ct)
+                if doc_id is None:
+                    raise NotFoundError()
+            yield from self._lock_document(ct, doc_id)
+            where, params = self._version_where(ct, doc_id, locale, True)
+            published = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
+            if not published:
+                raise NotFoundError()
+            published_id = int(published[0][0])
+            where, params = self._version_where(ct, doc_id, locale, False)
+            drafts = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
+            if drafts:
+                yield from self.links.delete_owned(ct, [int(r[0]) for r in drafts])
+                yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
+            cols = [
+                "document_id",
+                *[a.column for a in ct.scalar_attributes if a.column is not None],
+                "created_at",
+                "updated_at",
+                "locale",
+            ]
+            names = ", ".join(f'"{c}"' for c in cols)
+            rows = yield query(
+                f'INSERT INTO "{ct.table}" ({names}, published_at) '
+                f'SELECT {names}, NULL FROM "{ct.table}" WHERE id = ? RETURNING id',
+                [published_id],
+            )
+            draft_id = int(rows[0][0])
+            yield from self.links.copy(ct, published_id, draft_id)
+            # the shared values of the other locales' drafts follow
+            others = yield from self._other_locales(ct, doc_id, locale)
+            yield from self._share(ct, draft_id, others, True)
+            doc = yield from self.reads.read_back(ct, draft_id, populate, ctx)
+            if tail is not None:
+                yield from tail.run(doc, False)
+            return doc
+
+        return dict(await self.db.write(program))
+
     def _locked_draft(
         self, ct: ContentType, document_id: str | None, locale: str | None
     ) -> Program:

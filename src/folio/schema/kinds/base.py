@@ -103,3 +103,7 @@ class Kind:
 
     def default_for(self, attr: Attribute) -> Any:
         return self.coerce(attr, attr.default)
+
+    def widget(self, attr: Attribute) -> str:
+        """The name of the admin panel's widget that edits the attribute's values."""
+        return self.label

@@ -109,6 +109,9 @@ class FloatKind(Kind):
     def __init__(self, decimal: bool = False) -> None:
         self.decimal = decimal
 
+    def widget(self, attr: Attribute) -> str:
+        return "decimal" if self.decimal else "float"
+
     def column_type(self, attr: Attribute, dialect: str) -> str:
         if dialect == "postgres":
             return "NUMERIC(10, 2)" if self.decimal else "DOUBLE PRECISION"

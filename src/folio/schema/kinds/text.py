@@ -19,6 +19,10 @@ class StringKind(Kind):
     label = "string"
     text_native = True
 
+    def widget(self, attr: Attribute) -> str:
+        # one widget per text type: string, text, richtext, email, password, uid, enumeration
+        return attr.type
+
     def is_narrow(self, attr: Attribute) -> bool:
         if attr.type == "enumeration":
             return True
