@@ -10,6 +10,7 @@ import { useContext, useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, describeError } from "../api";
 import { contentType, MetaContext } from "../meta";
 import { Link } from "../router";
+import { StatusBadge } from "../ui/badge";
 import { useSortable } from "./sortable";
 import type { FieldProps } from "./types";
 import "../styles/relation.css";
@@ -52,12 +53,6 @@ export function labelOf(t: RelationTarget): string {
   return t.label !== undefined && t.label !== null && String(t.label).trim() !== "" ? String(t.label) : `(${t.documentId})`;
 }
 
-const STATUS_TEXT: Record<string, string> = { draft: "Draft", published: "Published", modified: "Modified" };
-
-export function RelationStatus({ status }: { status?: string | null }) {
-  if (!status) return null;
-  return <span class={`rel-status rel-status-${status}`}>{STATUS_TEXT[status] ?? status}</span>;
-}
 
 export function RelationField(props: FieldProps) {
   const { id, name, attr, value, onChange, error, disabled, locale, ct } = props;
@@ -271,7 +266,7 @@ export function RelationField(props: FieldProps) {
               >
                 <span class="rel-option-label">{labelOf(t)}</span>
                 {t.locale && <span class="rel-locale">{t.locale}</span>}
-                {showStatus && <RelationStatus status={t.status} />}
+                {showStatus && <StatusBadge status={t.status} prefix />}
               </li>
             ))}
           {open && more && (
@@ -314,7 +309,7 @@ export function RelationField(props: FieldProps) {
                   )}
                 </span>
                 {t.locale && <span class="rel-locale">{t.locale}</span>}
-                {showStatus && <RelationStatus status={t.status} />}
+                {showStatus && <StatusBadge status={t.status} prefix />}
                 <span class="rel-item-actions">
                   {list && total > 1 && (
                     <>

@@ -239,7 +239,7 @@ export function useSortable<T>({ items, keyOf, labelOf, onReorder, disabled }: S
       setMessage(`${labelOf(items[index])} moved to position ${to + 1} of ${total}.`);
     },
     announcer: (
-      <div class="rm-vh" aria-live="assertive" aria-atomic="true">
+      <div class="sr-only" aria-live="assertive" aria-atomic="true">
         {message}
       </div>
     ),

@@ -47,7 +47,6 @@ export function FileDetails({
   const [saving, setSaving] = useState(false);
   const [replacing, setReplacing] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const [deleting, setDeleting] = useState(false);
   const [usage, setUsage] = useState<Usage[] | null>(null);
   const [usageError, setUsageError] = useState<string | null>(null);
   const ids = {
@@ -131,16 +130,9 @@ export function FileDetails({
   };
 
   const remove = async () => {
-    setDeleting(true);
-    try {
-      await api.del(`/upload/files/${file.id}`);
-      notify(`${file.name} deleted`);
-      setConfirming(false);
-      onDeleted(file.id);
-    } catch (e) {
-      notify(describeError(e), "error");
-      setDeleting(false);
-    }
+    await api.del(`/upload/files/${file.id}`);
+    notify(`${file.name} deleted`);
+    onDeleted(file.id);
   };
 
   const copy = async () => {
@@ -176,7 +168,8 @@ export function FileDetails({
 
   const kind = kindOf(file.mime);
   return (
-    <Modal
+    <>
+      <Modal
       title={`Details of ${file.name}`}
       onClose={onClose}
       wide
@@ -356,19 +349,17 @@ export function FileDetails({
           )}
         </div>
       </div>
+    </Modal>
       {confirming && (
         <Confirm
           title="Delete this file?"
-          action={deleting ? "Deleting…" : "Delete the file"}
-          busy={deleting}
+          action="Delete the file"
           onCancel={() => setConfirming(false)}
-          onConfirm={() => void remove()}
+          onConfirm={remove}
         >
-          <p>
-            {file.name} will be deleted{usage && usage.length ? `, and removed from the ${usage.length} entries using it` : ""}. This cannot be undone.
-          </p>
+          {file.name} will be deleted{usage && usage.length ? `, and removed from the ${usage.length} entries using it` : ""}. This cannot be undone.
         </Confirm>
       )}
-    </Modal>
+    </>
   );
 }

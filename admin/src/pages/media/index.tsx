@@ -61,7 +61,6 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [details, setDetails] = useState<FileObject | null>(null);
   const [confirmBulk, setConfirmBulk] = useState(false);
-  const [deleting, setDeleting] = useState(false);
   const [progress, setProgress] = useState<{ done: number; total: number; name: string } | null>(null);
   const [dragOver, setDragOver] = useState(false);
   const ids = { search: useId(), type: useId(), sort: useId(), size: useId(), upload: useId(), all: useId() };
@@ -140,20 +139,12 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
   };
 
   const bulkDelete = async () => {
-    setDeleting(true);
-    try {
-      const chosen = [...selected];
-      const answer = await api.post<{ data: { count: number } }>("/upload/files/actions/bulkDelete", { ids: chosen });
-      const count = answer?.data?.count ?? chosen.length;
-      notify(count === 1 ? "1 file deleted" : `${count} files deleted`);
-      setSelected(new Set());
-      setConfirmBulk(false);
-      setReload((r) => r + 1);
-    } catch (e) {
-      notify(describeError(e), "error");
-    } finally {
-      setDeleting(false);
-    }
+    const chosen = [...selected];
+    const answer = await api.post<{ data: { count: number } }>("/upload/files/actions/bulkDelete", { ids: chosen });
+    const count = answer?.data?.count ?? chosen.length;
+    notify(count === 1 ? "1 file deleted" : `${count} files deleted`);
+    setSelected(new Set());
+    setReload((r) => r + 1);
   };
 
   const files = list?.data ?? [];
@@ -330,14 +321,14 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
 
       {files.length > 0 && query.view === "list" && (
         <table class="rm-table" aria-busy={loading}>
-          <caption class="rm-vh">Files</caption>
+          <caption class="sr-only">Files</caption>
           <thead>
             <tr>
               <th scope="col">
-                <span class="rm-vh">Selected</span>
+                <span class="sr-only">Selected</span>
               </th>
               <th scope="col">
-                <span class="rm-vh">Preview</span>
+                <span class="sr-only">Preview</span>
               </th>
               <th scope="col">Name</th>
               <th scope="col">Type</th>
@@ -389,12 +380,11 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
       {confirmBulk && (
         <Confirm
           title={selected.size === 1 ? "Delete 1 file?" : `Delete ${selected.size} files?`}
-          action={deleting ? "Deleting…" : "Delete"}
-          busy={deleting}
+          action="Delete"
           onCancel={() => setConfirmBulk(false)}
-          onConfirm={() => void bulkDelete()}
+          onConfirm={bulkDelete}
         >
-          <p>The selected files will be deleted, and removed from the entries using them. This cannot be undone.</p>
+          The selected files will be deleted, and removed from the entries using them. This cannot be undone.
         </Confirm>
       )}
     </main>

@@ -1,123 +1,52 @@
-// Small pieces the media library page, the picker dialog and the media widget share: a
-// modal dialog (the native <dialog>: focus kept inside, Escape closes, focus given back),
-// a pager and a file's thumbnail.
+// Small pieces the media library page, the picker dialog and the media widget share: the
+// shared dialog, confirmation and pagination with the media library's props, and a file's
+// thumbnail.
 import type { ComponentChildren } from "preact";
-import { useEffect, useId, useRef } from "preact/hooks";
-import { extensionOf, kindOf, thumbnailUrl, type FileObject, type Pagination } from "./files";
+import { ConfirmDialog, Dialog } from "../../ui/dialog";
+import { Pagination } from "../../ui/pagination";
+import { extensionOf, kindOf, thumbnailUrl, type FileObject, type Pagination as Pages } from "./files";
 import "../../styles/media.css";
 
+/** A modal dialog (the shared Dialog, on the native <dialog>). */
 export function Modal({
   title,
   onClose,
   children,
   footer,
   wide,
-  describedBy,
 }: {
   title: string;
   onClose(): void;
   children: ComponentChildren;
   footer?: ComponentChildren;
   wide?: boolean;
-  describedBy?: string;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  const closeRef = useRef(onClose);
-  closeRef.current = onClose;
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const before = document.activeElement as HTMLElement | null;
-    if (!dialog.open) dialog.showModal();
-    const onCancel = (e: Event) => {
-      e.preventDefault();
-      closeRef.current();
-    };
-    dialog.addEventListener("cancel", onCancel);
-    return () => {
-      dialog.removeEventListener("cancel", onCancel);
-      if (dialog.open) dialog.close();
-      if (before && before.isConnected) before.focus();
-    };
-  }, []);
   return (
-    <dialog ref={ref} class={`rm-dialog${wide ? " rm-dialog-wide" : ""}`} aria-labelledby={titleId} aria-describedby={describedBy}>
-      <div class="rm-dialog-head">
-        <h2 id={titleId}>{title}</h2>
-        <button type="button" class="rm-icon-button" aria-label="Close" onClick={() => onClose()}>
-          ×
-        </button>
-      </div>
-      <div class="rm-dialog-body">{children}</div>
-      {footer && <div class="rm-dialog-foot">{footer}</div>}
-    </dialog>
+    <Dialog title={title} onClose={onClose} footer={footer} size={wide ? "xl" : "m"} class="rm-dialog">
+      {children}
+    </Dialog>
   );
 }
 
-/** A confirmation dialog: the question, Cancel and the action. */
+/** A confirmation (the shared ConfirmDialog): `onConfirm` runs the action, its error is shown in the dialog. */
 export function Confirm({
   title,
   children,
   action,
   onConfirm,
   onCancel,
-  busy,
 }: {
   title: string;
   children: ComponentChildren;
   action: string;
-  onConfirm(): void;
+  onConfirm(): Promise<void>;
   onCancel(): void;
-  busy?: boolean;
 }) {
-  const textId = useId();
-  return (
-    <Modal
-      title={title}
-      onClose={onCancel}
-      describedBy={textId}
-      footer={
-        <>
-          <button type="button" class="button button-secondary" onClick={onCancel}>
-            Cancel
-          </button>
-          <button type="button" class="button button-danger" disabled={busy} onClick={onConfirm}>
-            {action}
-          </button>
-        </>
-      }
-    >
-      <div id={textId}>{children}</div>
-    </Modal>
-  );
+  return <ConfirmDialog title={title} message={children} confirmLabel={action} danger onConfirm={onConfirm} onClose={onCancel} />;
 }
 
-export function Pager({
-  pagination,
-  onPage,
-  label = "Pagination",
-}: {
-  pagination: Pagination;
-  onPage(page: number): void;
-  label?: string;
-}) {
-  const { page, pageCount, total } = pagination;
-  if (total === 0) return null;
-  const last = Math.max(1, pageCount);
-  return (
-    <nav class="rm-pager" aria-label={label}>
-      <button type="button" class="button button-secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        Previous page
-      </button>
-      <span aria-current="page">
-        Page {page} of {last}
-      </span>
-      <button type="button" class="button button-secondary" disabled={page >= last} onClick={() => onPage(page + 1)}>
-        Next page
-      </button>
-    </nav>
-  );
+export function Pager({ pagination, onPage, label = "Pagination" }: { pagination: Pages; onPage(page: number): void; label?: string }) {
+  return <Pagination page={pagination.page} pageCount={pagination.pageCount} onChange={onPage} label={label} />;
 }
 
 /** A file's small picture: the thumbnail of an image, a labelled tile for the others. */
