@@ -421,6 +421,16 @@ def page(
 
 
 @pytest.fixture
+def fresh_page(request: pytest.FixtureRequest, browser: Any, server: Server) -> Iterator[Any]:
+    """A new page in a browser context of its own (no cookies), closed after the test."""
+    context, watch = _new_context(browser, server)
+    try:
+        yield from _page(request, (context, watch), server)
+    finally:
+        context.close()
+
+
+@pytest.fixture
 def signed_in_page(
     request: pytest.FixtureRequest, signed_in_context: tuple[Any, Watch], server: Server
 ) -> Iterator[Any]:

@@ -1,0 +1,429 @@
+"""A localized article edited through every widget of the edit view (string, text, email,
+password, uid generated from the title, enumeration, boolean, the four numbers, date,
+datetime, time, JSON with a parse error then fixed, markdown with its preview, blocks,
+media picked and uploaded, relations connected and reordered by keyboard, a single and a
+repeatable component, a dynamic zone), saved as a draft, published, unpublished, made in
+a second locale filled from the first, and deleted; validation errors shown beside the
+fields they refuse. What was saved is read back through REST (and seen again in the form).
+
+The tests of this module run in order and share the article they make."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from tests.e2e.conftest import Server, axe
+from tests.e2e.panel import (
+    ARTICLE,
+    LIST,
+    action,
+    button,
+    choose,
+    confirm,
+    dialog,
+    doc_id_from,
+    field,
+    fill_code,
+    group,
+    image_file,
+    keyboard_move,
+    label,
+    png,
+    rest_upload,
+    rx,
+    status_shown,
+)
+
+CREATE = f"/admin/content-manager/collection-types/{ARTICLE}/create?locale=en"
+BIG = "9007199254740993"  # beyond JavaScript's safe integers: must survive as written
+
+
+@pytest.fixture(scope="module")
+def related(server: Server) -> dict[str, Any]:
+    """What the article links to: tags, a category, an author and a file in the library."""
+    tags = {name: server.create("tags", {"name": name}) for name in ("alpha", "beta", "gamma")}
+    category = server.create("categories", {"name": "News"})
+    author = server.create("authors", {"name": "Grace Hopper"})
+    library = rest_upload(server.base, "library-cover.png", png(rgb=(20, 120, 200)))
+    return {"tags": tags, "category": category, "author": author, "file": library}
+
+
+@pytest.fixture(scope="module")
+def made() -> dict[str, str]:
+    """The article the tests of this module share (its documentId, once saved)."""
+    return {}
+
+
+def entry(scope: Page | Locator, title: str) -> Locator:
+    """An entry of a component list or zone ("Link 1", "Quote 2"), opened."""
+    box = scope.get_by_role("group", name=rx(re.escape(title), exact=True)).first
+    toggle = box.get_by_role("button", name=re.compile(rf"^\s*{re.escape(title)}", re.I)).first
+    if toggle.get_attribute("aria-expanded") == "false":
+        toggle.click()
+    return box
+
+
+def read(server: Server, document_id: str, locale: str = "en", status: str = "draft") -> Any:
+    """The article as REST gives it, with everything populated."""
+    populate = "&".join(
+        f"populate[{name}]=true"
+        for name in ("cover", "gallery", "category", "tags", "author", "seo", "links")
+    )
+    r = server.call(
+        "GET",
+        f"/api/articles/{document_id}?locale={locale}&status={status}&{populate}"
+        "&populate[blocks][populate]=*",
+    )
+    return r
+
+
+def _blocks_editor(page: Page) -> Locator:
+    return page.get_by_role("textbox", name=label("content")).first
+
+
+def _block_tool(page: Page, *names: str) -> Locator:
+    toolbar = page.get_by_role("toolbar", name=label("content")).first
+    return toolbar.get_by_role("button", name=rx(*names)).first
+
+
+def _write_blocks(page: Page) -> None:
+    """A heading, a two-item bulleted list and a paragraph with bold text, through the
+    editor's toolbar and keyboard."""
+    editor = _blocks_editor(page)
+    editor.click()
+    toolbar = page.get_by_role("toolbar", name=label("content")).first
+    style = toolbar.get_by_role("combobox")
+    if style.count():
+        style.first.select_option(label=_option_like(style.first, r"heading 2|h2"))
+    else:
+        _block_tool(page, "heading 2", "heading").click()
+    page.keyboard.type("Chapter one")
+    page.keyboard.press("Enter")
+    _block_tool(page, "bulleted list", "bullet list", "unordered list").click()
+    page.keyboard.type("first point")
+    page.keyboard.press("Enter")
+    page.keyboard.type("second point")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")  # an empty item ends the list
+    page.keyboard.type("Plain and ")
+    page.keyboard.press("Control+B")
+    page.keyboard.type("strong")
+    page.keyboard.press("Control+B")
+
+
+def _option_like(select: Locator, pattern: str) -> str:
+    texts: list[str] = select.locator("option").all_inner_texts()
+    found = [t for t in texts if re.search(pattern, t, re.I)]
+    assert found, texts
+    return found[0]
+
+
+def _texts(nodes: list[dict[str, Any]]) -> str:
+    return "".join(n.get("text", "") + _texts(n.get("children", [])) for n in nodes)
+
+
+def test_create_an_article_with_every_kind(
+    signed_in_page: Page, server: Server, related: dict[str, Any], made: dict[str, str]
+) -> None:
+    page = signed_in_page
+    page.goto(CREATE)
+    title = field(page, "title")
+    expect(title).to_be_visible()
+    axe(page, "edit view, empty")
+
+    # strings, uid generated from the title
+    title.fill("Hello Panel World")
+    expect(field(page, "slug")).to_have_value("hello-panel-world")
+    field(page, "subtitle").fill("Short one")
+    field(page, "code").fill("ABC-12")
+    field(page, "description").fill("A first article\nover two lines.")
+    field(page, "contactEmail").fill("editor@example.com")
+    field(page, "secret").fill("Hidden-Value-1")
+    choose(field(page, "status2"), "writing")
+    field(page, "featured").check()
+    # numbers
+    field(page, "views").fill("42")
+    field(page, "bigCount").fill(BIG)
+    field(page, "rating").fill("4.25")
+    field(page, "score").fill("0.5")
+    # dates and times
+    field(page, "publishDate").fill("2026-11-27")
+    field(page, "eventAt").fill("2026-11-27T10:30")
+    field(page, "startTime").fill("09:15")
+
+    # JSON: a parse error is shown, then fixed
+    meta = page.get_by_role("textbox", name=label("meta")).first
+    fill_code(meta, '{"tags": ["a", "b"],')
+    expect(page.get_by_text(re.compile(r"line \d+", re.I)).first).to_be_visible()
+    fill_code(meta, '{"tags": ["a", "b"], "n": 1}')
+    expect(page.get_by_text(re.compile(r"line \d+", re.I))).to_have_count(0)
+
+    # markdown with its preview
+    body = page.get_by_role("textbox", name=label("body")).first
+    body.fill("# Big news\n\nSome **bold** words.")
+    page.get_by_role("tab", name=rx("preview")).first.click()
+    expect(page.get_by_role("heading", name="Big news")).to_be_visible()
+    axe(page, "markdown preview")
+    page.get_by_role("tab", name=rx("write", "markdown", "edit")).first.click()
+
+    # blocks
+    _write_blocks(page)
+    axe(page, "blocks editor")
+
+    # media: one picked from the library, two uploaded into the gallery
+    cover = group(page, "cover")
+    cover.get_by_role(
+        "button", name=rx("from the library", "add", "choose", "select")
+    ).first.click()
+    picker = dialog(page)
+    expect(picker).to_be_visible()
+    axe(page, "media picker")
+    picker.get_by_label(rx("^library-cover\\.png")).first.check()
+    picker.get_by_role(
+        "button", name=rx("choose this file", "finish", "select", "done")
+    ).last.click()
+    expect(picker).to_be_hidden()
+    expect(cover).to_contain_text("library-cover.png")
+    gallery = group(page, "gallery")
+    gallery.locator("input[type=file]").set_input_files(
+        [
+            image_file("gallery-one.png", (10, 200, 10)),
+            image_file("gallery-two.png", (200, 200, 10)),
+        ]
+    )
+    expect(gallery.get_by_text("gallery-one.png")).to_be_visible()
+    expect(gallery.get_by_text("gallery-two.png")).to_be_visible()
+
+    # relations: a category, two tags reordered by keyboard
+    category = page.get_by_role("combobox", name=label("category"))
+    category.fill("New")
+    page.get_by_role("option", name=rx("^News")).first.click()
+    tags = page.get_by_role("combobox", name=label("tags"))
+    for name in ("alpha", "beta"):
+        tags.fill(name[:3])
+        page.get_by_role("option", name=rx(f"^{name}")).first.click()
+    connected = page.get_by_role("list", name=rx("^tags: connected"))
+    expect(connected.get_by_role("listitem")).to_have_count(2)
+    keyboard_move(connected.get_by_role("button", name=rx("^drag beta")), -1)
+    expect(connected.get_by_role("listitem").first).to_contain_text("beta")
+    axe(page, "relations")
+
+    # a single component
+    seo = group(page, "seo")
+    seo.get_by_role("button", name=rx("^add")).first.click()
+    field(entry(seo, "Seo"), "metaTitle").fill("Meta of the article")
+
+    # a repeatable component: three entries, reordered, one removed
+    links = group(page, "links")
+    for i, text in enumerate(("first link", "second link", "third link"), start=1):
+        links.get_by_role("button", name=rx("add an entry", "^add")).last.click()
+        field(entry(links, f"Link {i}"), "label").fill(text)
+    links.get_by_role("button", name=rx("move link 3 up")).click()  # third before second
+    links.get_by_role("button", name=rx("remove link 1")).click()  # the first goes
+    expect(links.get_by_role("group", name=re.compile(r"^Link \d$"))).to_have_count(2)
+    axe(page, "components")
+
+    # a dynamic zone: a quote and a rich text, swapped; a third added and removed
+    zone = group(page, "blocks")
+    for kind in ("Quote", "Rich text", "Quote"):
+        zone.get_by_role("button", name=rx("add a component")).first.click()
+        zone.get_by_role("button", name=rx(kind, exact=True)).first.click()
+    field(entry(zone, "Quote 1"), "title").fill("A quotation")
+    entry(zone, "Rich text 2").get_by_role("textbox", name=label("body")).first.fill("*zone* text")
+    zone.get_by_role("button", name=rx("remove quote 3")).click()
+    zone.get_by_role("button", name=rx("move rich text 2 up")).click()
+    expect(zone.get_by_role("group", name=rx("^rich text 1$"))).to_be_visible()
+    axe(page, "dynamic zone")
+
+    action(page, "save")
+    expect(page).to_have_url(re.compile(rf"/collection-types/{re.escape(ARTICLE)}/[a-z0-9]+"))
+    status_shown(page, "draft")
+    made["id"] = doc_id_from(page)
+
+    r = read(server, made["id"])
+    assert r.status == 200, r.body
+    a = r.body["data"]
+    assert a["title"] == "Hello Panel World" and a["slug"] == "hello-panel-world"
+    assert a["subtitle"] == "Short one" and a["code"] == "ABC-12"
+    assert a["description"] == "A first article\nover two lines."
+    assert a["contactEmail"] == "editor@example.com"
+    assert "secret" not in a  # private
+    assert a["status2"] == "writing" and a["featured"] is True
+    assert a["views"] == 42 and str(a["bigCount"]) == BIG
+    assert float(a["rating"]) == 4.25 and a["score"] == 0.5
+    assert a["publishDate"] == "2026-11-27"
+    assert a["eventAt"].startswith("2026-11-27T")
+    assert a["startTime"].startswith("09:15")
+    assert a["meta"] == {"tags": ["a", "b"], "n": 1}
+    assert a["body"] == "# Big news\n\nSome **bold** words."
+    kinds = [b["type"] for b in a["content"]]
+    heading = next(b for b in a["content"] if b["type"] == "heading")
+    assert _texts(heading["children"]) == "Chapter one"
+    bullets = next(b for b in a["content"] if b["type"] == "list")
+    assert bullets["format"] == "unordered"
+    assert [_texts(i["children"]) for i in bullets["children"]] == ["first point", "second point"]
+    paragraph = next(b for b in a["content"] if b["type"] == "paragraph" and _texts(b["children"]))
+    assert {"type": "text", "text": "strong", "bold": True} in paragraph["children"], kinds
+    assert a["cover"]["name"] == "library-cover.png"
+    assert [f["name"] for f in a["gallery"]] == ["gallery-one.png", "gallery-two.png"]
+    assert a["category"]["name"] == "News"
+    assert [t["name"] for t in a["tags"]] == ["beta", "alpha"]
+    assert a["seo"]["metaTitle"] == "Meta of the article"
+    assert [link["label"] for link in a["links"]] == ["third link", "second link"]
+    assert [b["__component"] for b in a["blocks"]] == ["shared.rich-text", "shared.quote"]
+    assert a["blocks"][0]["body"] == "*zone* text"
+    assert a["blocks"][1]["title"] == "A quotation"
+
+    # the form shows it all again after a reload
+    page.reload()
+    expect(field(page, "title")).to_have_value("Hello Panel World")
+    expect(field(page, "bigCount")).to_have_value(BIG)
+    expect(field(page, "featured")).to_be_checked()
+    expect(
+        page.get_by_role("list", name=rx("^tags: connected")).get_by_role("listitem").first
+    ).to_contain_text("beta")
+    axe(page, "edit view, filled")
+
+
+def test_publish_then_unpublish(signed_in_page: Page, server: Server, made: dict[str, str]) -> None:
+    page = signed_in_page
+    page.goto(f"{LIST}/{made['id']}?locale=en")
+    expect(field(page, "title")).to_have_value("Hello Panel World")
+    action(page, "publish")
+    status_shown(page, "published")
+    assert read(server, made["id"], status="published").status == 200
+
+    # a change after publishing makes it "modified"; discard brings the published one back
+    field(page, "subtitle").fill("Changed")
+    action(page, "save")
+    status_shown(page, "modified")
+    axe(page, "edit view, modified")
+    action(page, "discard changes")
+    confirm(page, "discard", "confirm", "yes")
+    expect(field(page, "subtitle")).to_have_value("Short one")
+    status_shown(page, "published")
+
+    action(page, "unpublish")
+    confirm(page, "unpublish", "confirm", "yes")
+    status_shown(page, "draft")
+    assert read(server, made["id"], status="published").status == 404
+    assert read(server, made["id"]).status == 200
+
+
+def test_another_locale_filled_from_the_first(
+    signed_in_page: Page, server: Server, made: dict[str, str]
+) -> None:
+    page = signed_in_page
+    page.goto(f"{LIST}/{made['id']}?locale=en")
+    expect(field(page, "title")).to_have_value("Hello Panel World")
+    choose(page.get_by_label(rx("^locale")).first, _french(page))
+    expect(page).to_have_url(re.compile(r"locale=fr"))
+    expect(field(page, "title")).to_have_value("")
+    page.get_by_role("button", name=rx("fill in from another locale", "fill in from")).first.click()
+    box = dialog(page)
+    axe(page, "fill from another locale")
+    source = box.get_by_role("combobox")
+    if source.count():
+        choose(source.first, _english(source.first))
+    box.get_by_role("button", name=rx("fill in", "yes", "confirm")).last.click()
+    expect(box).to_be_hidden()
+    expect(field(page, "title")).to_have_value("Hello Panel World")
+    field(page, "title").fill("Bonjour le panneau")
+    expect(field(page, "slug")).to_have_value("bonjour-le-panneau")
+    # a field that is the same in every locale is marked as shared
+    expect(page.get_by_text(rx("shared across locales")).first).to_be_visible()
+    action(page, "save")
+    status_shown(page, "draft")
+    axe(page, "edit view, French")
+
+    fr = read(server, made["id"], locale="fr").body["data"]
+    assert fr["title"] == "Bonjour le panneau" and fr["locale"] == "fr"
+    assert fr["views"] == 42 and fr["seo"]["metaTitle"] == "Meta of the article"
+    assert [t["name"] for t in fr["tags"]] == ["beta", "alpha"]  # shared
+    assert read(server, made["id"], locale="en").body["data"]["title"] == "Hello Panel World"
+
+
+def _french(select: Locator | Page) -> str:
+    control = select if isinstance(select, Locator) else select.get_by_label(rx("^locale")).first
+    return _option_like(control, r"french|\bfr\b")
+
+
+def _english(select: Locator) -> str:
+    return _option_like(select, r"english|\ben\b")
+
+
+def test_validation_errors_beside_the_fields(signed_in_page: Page, server: Server) -> None:
+    page = signed_in_page
+    page.goto(CREATE)
+    expect(field(page, "title")).to_be_visible()
+    field(page, "subtitle").fill("x" * 25)
+    field(page, "code").fill("not a code")
+    action(page, "save")
+    expect(field(page, "subtitle")).to_have_accessible_description(rx("at most 20 characters"))
+    expect(field(page, "code")).to_have_accessible_description(rx("must match"))
+    expect(field(page, "subtitle")).to_have_attribute("aria-invalid", "true")
+    expect(page).to_have_url(re.compile(r"/create"))
+    axe(page, "edit view with errors")
+
+    # fixed, saved as a draft without a title; publishing asks for the title
+    field(page, "subtitle").fill("short")
+    field(page, "code").fill("XYZ-1")
+    action(page, "save")
+    expect(page).not_to_have_url(re.compile(r"/create"))
+    action(page, "publish")
+    expect(field(page, "title")).to_have_accessible_description(rx("title"))
+    expect(field(page, "title")).to_have_attribute("aria-invalid", "true")
+    status_shown(page, "draft")
+    r = server.call("GET", f"/api/articles/{doc_id_from(page)}?status=published")
+    assert r.status == 404
+
+
+def test_delete(signed_in_page: Page, server: Server, made: dict[str, str]) -> None:
+    page = signed_in_page
+    page.goto(f"{LIST}/{made['id']}?locale=en")
+    expect(field(page, "title")).to_have_value("Hello Panel World")
+    action(page, "delete")
+    confirm(page, "delete", "confirm", "yes")
+    expect(page).to_have_url(re.compile(rf"/collection-types/{re.escape(ARTICLE)}(\?|$)"))
+    assert read(server, made["id"], locale="en").status == 404
+    # the other locale is a document of its own version: deleted with "this locale" only
+    # or with every locale, as the panel chooses; either way English is gone
+    expect(
+        page.get_by_role("table").get_by_role("row").filter(has_text="Hello Panel World")
+    ).to_have_count(0)
+
+
+def test_a_single_type(signed_in_page: Page, server: Server) -> None:
+    page = signed_in_page
+    page.goto("/admin/content-manager/single-types/api::global.global?locale=en")
+    site = field(page, "siteName")
+    expect(site).to_have_value("")
+    axe(page, "single type, empty")
+    site.fill("Folio Blog")
+    field(page, "siteDescription").fill("Notes from the panel")
+    action(page, "save")
+    status_shown(page, "draft")
+    action(page, "publish")
+    status_shown(page, "published")
+    g = server.call("GET", "/api/global?locale=en").body["data"]
+    assert g["siteName"] == "Folio Blog" and g["siteDescription"] == "Notes from the panel"
+    page.reload()
+    expect(field(page, "siteName")).to_have_value("Folio Blog")
+
+    # a single type without Draft & Publish, with a dynamic zone
+    page.goto("/admin/content-manager/single-types/api::about.about")
+    field(page, "title").fill("About us")
+    zone = group(page, "blocks")
+    zone.get_by_role("button", name=rx("add a component")).first.click()
+    zone.get_by_role("button", name=rx("quote", exact=True)).first.click()
+    field(entry(zone, "Quote 1"), "body").fill("We write.")
+    action(page, "save")
+    expect(button(page, "publish")).to_have_count(0)
+    axe(page, "single type without draft and publish")
+    about = server.call("GET", "/api/about?populate=*").body["data"]
+    assert about["title"] == "About us"
+    assert about["blocks"][0]["body"] == "We write."
