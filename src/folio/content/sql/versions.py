@@ -339,7 +339,8 @@ class Versions:
     def _publish_row(
         self, ct: ContentType, document_id: str, draft_id: int, locale: str | None, now: Any
     ) -> Program:
-        """Replaces the published version with a copy of the draft."""
+        """Replaces the published version with a copy of the draft (its updatedAt the
+        draft's)."""
         where, params = self._version_where(ct, document_id, locale, True)
         old = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
         old_ids = [int(r[0]) for r in old]
@@ -353,10 +354,12 @@ class Versions:
             "locale",
         ]
         names = ", ".join(f'"{c}"' for c in cols)
+        # the published version was last changed when its draft was (as the reference:
+        # a draft changed after its publication is then the one updated later)
         rows = yield query(
             f'INSERT INTO "{ct.table}" ({names}, updated_at, published_at) '
-            f'SELECT {names}, ?, ? FROM "{ct.table}" WHERE id = ? RETURNING id',
-            [now, now, draft_id],
+            f'SELECT {names}, updated_at, ? FROM "{ct.table}" WHERE id = ? RETURNING id',
+            [now, draft_id],
         )
         new_id = int(rows[0][0])
         yield from self.links.copy(ct, draft_id, new_id)
