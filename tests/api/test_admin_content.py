@@ -7,12 +7,14 @@ and the events admin writes make."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from folio.content.events import Event
-from tests.api.adminapp import AdminApi, admin_api  # noqa: F401  (the fixture)
+from tests.api.adminapp import AdminApi, admin_client, make_admin_app
 from tests.api.test_relations import png, upload_one
 from tests.conftest import failed
 
@@ -20,6 +22,11 @@ B = "/admin/api/content-manager"
 ART = f"{B}/collection-types/api::article.article"
 TAG = f"{B}/collection-types/api::tag.tag"
 GLOBAL = f"{B}/single-types/api::global.global"
+
+
+@pytest.fixture
+def admin_api(backend: str, tmp_path: Path) -> Iterator[AdminApi]:
+    yield from admin_client(make_admin_app(tmp_path), backend)
 
 
 def ok(r: Any, status: int = 200) -> Any:
@@ -326,7 +333,7 @@ def test_list_search_filters_sort_pages_and_locale(admin_api: AdminApi) -> None:
 
 
 def test_list_status_per_row(admin_api: AdminApi) -> None:
-    draft = create(admin_api, {"title": "A draft"})
+    create(admin_api, {"title": "A draft"})
     published = create(admin_api, {"title": "B published"})
     modified = create(admin_api, {"title": "C modified"})
     for doc in (published, modified):
