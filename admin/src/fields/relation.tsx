@@ -104,7 +104,7 @@ export function RelationField(props: FieldProps) {
       setPage(p);
       setMore(pg ? pg.page < pg.pageCount : found.length === PAGE_SIZE);
       setSearchError(null);
-      if (p === 1) setActive(found.length ? 0 : -1);
+      if (p === 1) setActive(-1);
     } catch (e) {
       if (n === request.current) setSearchError(describeError(e));
     } finally {
@@ -265,7 +265,7 @@ export function RelationField(props: FieldProps) {
                 onMouseMove={() => setActive(i)}
               >
                 <span class="rel-option-label">{labelOf(t)}</span>
-                {t.locale && <span class="rel-locale">{t.locale}</span>}
+                {t.locale && t.locale !== locale && <span class="rel-locale">{t.locale}</span>}
                 {showStatus && <StatusBadge status={t.status} prefix />}
               </li>
             ))}
@@ -308,7 +308,7 @@ export function RelationField(props: FieldProps) {
                     labelOf(t)
                   )}
                 </span>
-                {t.locale && <span class="rel-locale">{t.locale}</span>}
+                {t.locale && t.locale !== locale && <span class="rel-locale">{t.locale}</span>}
                 {showStatus && <StatusBadge status={t.status} prefix />}
                 <span class="rel-item-actions">
                   {list && total > 1 && (

@@ -306,7 +306,7 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
                 checked={selected.has(f.id)}
                 onChange={() => toggle(f.id)}
               />
-              <button type="button" class="rm-card-open" aria-label={`${f.name}: details`} onClick={() => setDetails(f)}>
+              <button type="button" class="rm-card-open" aria-label={`Edit ${f.name}`} onClick={() => setDetails(f)}>
                 <FileThumb file={f} />
                 <span class="rm-card-name">{f.name}</span>
                 <span class="rm-card-meta">
@@ -348,7 +348,7 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
                   <FileThumb file={f} size="small" />
                 </td>
                 <td>
-                  <button type="button" class="rm-link-button" aria-label={`${f.name}: details`} onClick={() => setDetails(f)}>
+                  <button type="button" class="rm-link-button" aria-label={`Edit ${f.name}`} onClick={() => setDetails(f)}>
                     {f.name}
                   </button>
                 </td>
