@@ -1,5 +1,7 @@
 // What every edit-view widget receives. A widget renders its own control with `id`; the
-// Field wrapper renders the label (for=id), the hint and the error (id `${id}-error`).
+// Field wrapper (fields/field.tsx) renders the label (for=id), the hint (id `${id}-hint`) and
+// the error (id `${id}-error`); `controlProps(props)` gives a widget's control the matching
+// aria attributes.
 import type { Attribute, ContentTypeMeta } from "../meta";
 
 export interface FieldProps {
@@ -10,6 +12,7 @@ export interface FieldProps {
   path: string[];
   attr: Attribute;
   value: unknown;
+  /** replaces the field's value (the form keeps one state object; only this field re-renders) */
   onChange(value: unknown): void;
   /** this field's own error, from the server's validation answer */
   error?: string;
@@ -20,6 +23,8 @@ export interface FieldProps {
   locale: string | null;
   /** the content type whose document is edited */
   ct: ContentTypeMeta;
-  /** the whole document being edited (the uid widget reads its target field) */
+  /** A live view of the whole form's values (the uid widget reads its target field). It always
+   * reads the current values, but a widget is not re-rendered when another field changes:
+   * read it in event handlers and effects. */
   document: Record<string, unknown>;
 }
