@@ -1,7 +1,7 @@
 """An app whose admin panel has its first administrator, and a client signed in as them,
 for the admin API's tests:
 
-    from tests.api.adminapp import admin_api  # the fixture (backend x tmp_path)
+    from tests.api.adminapp import AdminApi, admin_api_fixture  # noqa: F401
 
     def test_something(admin_api: AdminApi) -> None:
         r = admin_api.get("/admin/api/session")          # the cookie goes along
@@ -121,6 +121,8 @@ def admin_client(app: Path, backend: str, open: bool = True) -> Iterator[AdminAp
         yield AdminApi(api, data["csrfToken"], data["user"])
 
 
-@pytest.fixture
-def admin_api(backend: str, tmp_path: Path) -> Iterator[AdminApi]:
+@pytest.fixture(name="admin_api")
+def admin_api_fixture(backend: str, tmp_path: Path) -> Iterator[AdminApi]:
+    """The `admin_api` fixture: `from tests.api.adminapp import admin_api_fixture` in a
+    test module makes it available there."""
     yield from admin_client(make_admin_app(tmp_path), backend)

@@ -211,11 +211,12 @@ def main(argv: list[str] | None = None) -> int:
                 action="store_true",
                 help="delete the locale's content (every version, in one transaction) first",
             )
-    from folio.cli import access, webhooks
+    from folio.cli import access, admin, webhooks
 
     access.with_app_option(loc_sub)
     access.add_parsers(sub)
     webhooks.add_parsers(sub)
+    admin.add_parsers(sub)
     args = parser.parse_args(argv)
     if args.command != "new":
         problem = app_problem(args.app_dir if args.command in ("serve", "develop") else args.app)
@@ -226,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         return access.run(args)
     if args.command == "webhook":
         return webhooks.run(args)
+    if args.command == "admin":
+        return admin.run(args)
     if args.command == "locale":
         return _locale(args)
     if args.command == "new":

@@ -10,6 +10,7 @@ answered (the provider has linked or copied them where they are served)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -131,69 +132,68 @@ def _infos(raw: list[Any], count: int, strict: bool = True) -> list[dict[str, An
     return infos + [{}] * (count - len(infos))
 
 
-class UploadEndpoints:
-    def __init__(self, folio: Folio, pipeline: Pipeline) -> None:
+class FileUploads:
+    """What the upload routes of the content API and of the admin panel's media library
+    share: reading an upload's multipart body, storing its files (their formats too) and
+    writing their records, replacing a file's bytes under the same record."""
+
+    def __init__(self, folio: Folio) -> None:
         self.folio = folio
-        self.file_type = folio.registry.content_types[FILE_UID]
         self.settings = upload_settings(folio.settings.raw.get("plugins", {}))
         self.provider = folio.storage
         self.tmp_dir = folio.settings.app_dir / ".tmp" / "uploads"
         sweep(self.tmp_dir)
 
-        guarded = pipeline.endpoint
-        self.upload = guarded("plugin::upload.content-api.upload", self._upload)
-        self.find = guarded("plugin::upload.content-api.find", self._find)
-        self.find_one = guarded("plugin::upload.content-api.findOne", self._find_one)
-        self.destroy = guarded("plugin::upload.content-api.destroy", self._destroy)
-
-    async def _upload(self, request: Request, principal: Principal) -> Response:
+    async def read(self, request: Request) -> Form:
+        """The request's form, its `files` parts written to the temporary directory (the
+        caller discards them once answered); the size limits checked as they come."""
         length = request.headers.get("content-length")
         limit = self.settings.size_limit * 20
         if length and length.isdecimal() and int(length) > limit:
             raise PayloadTooLargeError("Request body is too large")
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             raise ValidationError("Files are empty")
-        form = await read_form(
+        return await read_form(
             request,
             self.tmp_dir,
             file_fields=frozenset({"files"}),
             file_limit=self.settings.size_limit,
             body_limit=limit,
         )
-        try:
-            uploads = form.files_named("files")
-            file_id = request.query_params.get("id")
-            if file_id is not None:
-                return await self._update(file_id, uploads, form.getlist("fileInfo"))
-            return await self._create(uploads, form)
-        finally:
-            form.discard()
 
-    async def _create(self, uploads: list[FilePart], form: Form) -> Response:
+    async def create(
+        self,
+        uploads: list[FilePart],
+        info: list[Any],
+        link: Callable[[], tuple[Any, str, str] | None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Records of new files (`info`: the `fileInfo` values, one per file), linked to
+        the (type, entry, media field) `link` gives (once the files are checked) when
+        given; stored bytes are removed again if the records cannot be written."""
         if not uploads:
             raise ValidationError("Files are empty")
-        infos = _infos(form.getlist("fileInfo"), len(uploads))
+        infos = _infos(info, len(uploads))
         incoming = [_incoming(f) for f in uploads]
         mimes = [check(item, self.settings) for item in incoming]
-        link = self._link_target(form.get("ref"), form.get("refId"), form.get("field"))
+        target = link() if link is not None else None
         stored: list[str] = []
         records = []
         try:
-            for item, mime, info in zip(incoming, mimes, infos, strict=True):
-                record, keys = await store(item, mime, info, self.provider, self.settings)
+            for item, mime, one in zip(incoming, mimes, infos, strict=True):
+                record, keys = await store(item, mime, one, self.provider, self.settings)
                 stored.extend(keys)
                 records.append(record)
-            docs = await self.folio.files.create(records, link)
+            return await self.folio.files.create(records, target)
         except BaseException:
             for key in stored:
                 await self.provider.delete(key)
             raise
-        return json_response([_record(doc) for doc in docs], 201)
 
-    async def _update(self, raw_id: str, uploads: list[FilePart], info: list[Any]) -> Response:
+    async def replace(
+        self, doc: dict[str, Any], uploads: list[FilePart], info: list[Any]
+    ) -> dict[str, Any]:
         """A file's information (`fileInfo`: name, alternativeText, caption, focalPoint),
         and its bytes when a file is sent (stored under the same name)."""
-        doc = await _file_record(self.folio, raw_id, "Entity not found")
         [given] = _infos(info[:1], 1, strict=False)
         values = {k: v for k, v in given.items() if k != "folder"}
         stored: list[str] = []
@@ -221,7 +221,40 @@ class UploadEndpoints:
             for key in old_keys:
                 if key not in stored:
                     await self.provider.delete(key)
-        return json_response(_record(updated))
+        return updated
+
+
+class UploadEndpoints:
+    def __init__(self, folio: Folio, pipeline: Pipeline) -> None:
+        self.folio = folio
+        self.file_type = folio.registry.content_types[FILE_UID]
+        self.files = FileUploads(folio)
+        self.settings = self.files.settings
+        self.provider = folio.storage
+
+        guarded = pipeline.endpoint
+        self.upload = guarded("plugin::upload.content-api.upload", self._upload)
+        self.find = guarded("plugin::upload.content-api.find", self._find)
+        self.find_one = guarded("plugin::upload.content-api.findOne", self._find_one)
+        self.destroy = guarded("plugin::upload.content-api.destroy", self._destroy)
+
+    async def _upload(self, request: Request, principal: Principal) -> Response:
+        form = await self.files.read(request)
+        try:
+            uploads = form.files_named("files")
+            file_id = request.query_params.get("id")
+            if file_id is not None:
+                doc = await file_record(self.folio, file_id, "Entity not found")
+                updated = await self.files.replace(doc, uploads, form.getlist("fileInfo"))
+                return json_response(_record(updated))
+            docs = await self.files.create(
+                uploads,
+                form.getlist("fileInfo"),
+                lambda: self._link_target(form.get("ref"), form.get("refId"), form.get("field")),
+            )
+            return json_response([_record(doc) for doc in docs], 201)
+        finally:
+            form.discard()
 
     def _link_target(self, ref: Any, ref_id: Any, fld: Any) -> tuple[Any, str, str] | None:
         if ref is None and ref_id is None and fld is None:
@@ -242,13 +275,13 @@ class UploadEndpoints:
         return json_response([_record(doc) for doc in page.documents])
 
     async def _find_one(self, request: Request, principal: Principal) -> Response:
-        return json_response(_record(await _file_record(self.folio, request.path_params["id"])))
+        return json_response(_record(await file_record(self.folio, request.path_params["id"])))
 
     async def _destroy(self, request: Request, principal: Principal) -> Response:
         return json_response(_record(await delete_file(self.folio, request.path_params["id"])))
 
 
-async def _file_record(folio: Folio, raw_id: str, missing: str = "file.notFound") -> dict[str, Any]:
+async def file_record(folio: Folio, raw_id: str, missing: str = "file.notFound") -> dict[str, Any]:
     """The file record with this numeric id (NotFoundError `missing` otherwise; by default
     the reference's message)."""
     doc = None
@@ -261,7 +294,7 @@ async def _file_record(folio: Folio, raw_id: str, missing: str = "file.notFound"
 
 async def delete_file(folio: Folio, raw_id: str) -> dict[str, Any]:
     """Deletes a file record and its stored bytes (every format); the record as it was."""
-    doc = await _file_record(folio, raw_id)
+    doc = await file_record(folio, raw_id)
     await folio.files.delete(str(doc["documentId"]))
     for key in keys_of(orjson.loads(orjson.dumps(doc))):
         await folio.storage.delete(key)
@@ -270,7 +303,7 @@ async def delete_file(folio: Folio, raw_id: str) -> dict[str, Any]:
 
 async def update_file_info(folio: Folio, raw_id: str, info: dict[str, Any]) -> dict[str, Any]:
     """A file's information (name, alternativeText, caption), its bytes unchanged."""
-    doc = await _file_record(folio, raw_id)
+    doc = await file_record(folio, raw_id)
     [given] = _infos([orjson.dumps(info).decode()], 1, strict=False)
     values = {k: v for k, v in given.items() if k != "folder"}
     return await folio.files.update(str(doc["documentId"]), values)

@@ -26,7 +26,7 @@ from folio.auth.mail import Mailer
 from folio.auth.passwords import hash_password, verify_password
 from folio.config import Settings
 from folio.content.documents import DocumentService
-from folio.content.sql.admins import AdminStatements
+from folio.content.sql.admins import AdminStatements, UsageStatements
 from folio.errors import (
     ConfigError,
     FieldError,
@@ -177,6 +177,7 @@ class AdminService:
     def __init__(self, documents: DocumentService, settings: Settings, mailer: Mailer) -> None:
         self.documents = documents
         self.sql = AdminStatements(documents.dialect)
+        self.usage = UsageStatements(documents.registry)
         self.session_settings = SessionSettings.read(settings)
         self.mailer = mailer
         # the clock of session and reset-code times (tests move it)
@@ -192,7 +193,7 @@ class AdminService:
     async def has_admin(self) -> bool:
         return bool(await self._read(self.sql.count()))
 
-    async def list(self) -> list[AdminUser]:
+    async def list_admins(self) -> list[AdminUser]:
         return [_user(r) for r in await self._read(self.sql.users())]
 
     async def get(self, user_id: int) -> AdminUser | None:
@@ -386,6 +387,37 @@ class AdminService:
         s = self.session_settings
         idle, oldest = int(now - s.idle_seconds), int(now - s.max_seconds)
         return int(await self._write(lambda: self.sql.prune_sessions(idle, oldest)))
+
+    # ------------------------------------------------------------------ media
+    async def file_usage(self, file_id: int) -> list[dict[str, Any]]:
+        """The entries file `file_id` is attached to, one per document, locale and field
+        (whether its draft, its published version or both hold it): `{uid, displayName,
+        documentId, locale, field, label}`, the label being the entry's first text
+        attribute (its id when it has none)."""
+        registry = self.documents.registry
+        out: dict[tuple[str, str, str | None, str], dict[str, Any]] = {}
+        for uid, row_id, path in await self._read(self.usage.file_usage(file_id)):
+            ct = registry.content_types[uid]
+            doc = await self.documents.find_record(ct, row_id)
+            if doc is None:
+                continue
+            key = (uid, str(doc["documentId"]), doc.get("locale"), path)
+            if key in out:
+                continue
+            main = next(
+                (n for n, a in ct.attributes.items() if a.type == "string" and not a.is_hidden),
+                None,
+            )
+            label = doc.get(main) if main else None
+            out[key] = {
+                "uid": uid,
+                "displayName": ct.display_name,
+                "documentId": key[1],
+                "locale": key[2],
+                "field": path,
+                "label": str(label) if label not in (None, "") else str(doc["id"]),
+            }
+        return list(out.values())
 
     # ------------------------------------------------------------------ settings
     async def get_setting(self, key: str) -> Any:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from folio.schema.model import Registry
 from folio.store.program import Program, execute, query
 from folio.store.tables import Column, Index, Table
 
 USERS = "folio_admin_users"
 SESSIONS = "folio_admin_sessions"
 SETTINGS = "folio_admin_settings"
+# components inside components followed up to their entry, at most this deep
+MAX_NESTING = 16
 
 USER_COLUMNS = (
     "id",
@@ -247,3 +250,60 @@ class AdminStatements:
             'ON CONFLICT ("key") DO UPDATE SET value = excluded.value',
             (key, value),
         )
+
+
+class UsageStatements:
+    """Where files are used: each link of a file to a media field, of an entry or of a
+    component (followed up through its owners, nested components too, to the entry)."""
+
+    def __init__(self, registry: Registry) -> None:
+        # layout.py lists this module's tables: imported here, not at the top
+        from folio.content.sql.layout import FILES_LINK_TABLE, components_table_name
+
+        self.links = FILES_LINK_TABLE
+        self.types = frozenset(registry.content_types)
+        # component uid -> (owner uid, the owner's components table)
+        self.owners: dict[str, list[tuple[str, str]]] = {}
+        for schema in [*registry.content_types.values(), *registry.components.values()]:
+            for attr in schema.attributes.values():
+                if attr.type == "component" and attr.component:
+                    held: tuple[str, ...] = (attr.component,)
+                elif attr.type == "dynamiczone":
+                    held = attr.components
+                else:
+                    continue
+                for uid in held:
+                    place = (schema.uid, components_table_name(schema))
+                    if place not in self.owners.setdefault(uid, []):
+                        self.owners[uid].append(place)
+
+    def file_usage(self, file_id: int) -> Program:
+        """(type uid, row id, field path) of each entry version file `file_id` is attached
+        to: `cover`, or `seo.shareImage` for a media field of the entry's `seo` component."""
+        rows = yield query(
+            f'SELECT related_type, related_id, field FROM "{self.links}" '
+            "WHERE file_id = ? ORDER BY id",
+            (file_id,),
+        )
+        out: list[tuple[str, int, str]] = []
+        for related_type, related_id, field in rows:
+            uid, row_id, path = str(related_type), int(related_id), [str(field)]
+            for _ in range(MAX_NESTING):
+                if uid in self.types:
+                    out.append((uid, row_id, ".".join(path)))
+                    break
+                found = None
+                for owner, table in self.owners.get(uid, ()):
+                    owned = yield query(
+                        f'SELECT entity_id, field FROM "{table}" '
+                        "WHERE cmp_id = ? AND component_type = ? LIMIT 1",
+                        (row_id, uid),
+                    )
+                    if owned:
+                        found = (owner, int(owned[0][0]), str(owned[0][1]))
+                        break
+                if found is None:
+                    break
+                uid, row_id = found[0], found[1]
+                path.insert(0, found[2])
+        return out
