@@ -13,6 +13,7 @@ from typing import Any
 
 from folio import __version__
 from folio.http import openapi_examples as examples
+from folio.http.admin.openapi import add_admin_api
 from folio.http.openapi_events import event_stream_paths, stream_schemas
 from folio.schema.builtins import FILE_UID
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
@@ -611,7 +612,7 @@ class OpenApiBuilder:
             "required": ["data", "error"],
         }
         deep = {"style": "deepObject", "explode": True}
-        return {
+        document = {
             "openapi": "3.1.0",
             "info": {
                 "title": "Folio content API",
@@ -684,3 +685,6 @@ class OpenApiBuilder:
                 },
             },
         }
+        # the admin panel's API (its own security scheme: the admin session)
+        add_admin_api(document, self.registry, self.locales)
+        return document
