@@ -5,7 +5,7 @@ import { Link } from "../router";
 
 export type Variant = "primary" | "secondary" | "tertiary" | "danger" | "ghost";
 
-type ButtonProps = Omit<JSX.HTMLAttributes<HTMLButtonElement>, "size" | "loading"> & {
+type ButtonProps = Omit<JSX.ButtonHTMLAttributes<HTMLButtonElement>, "size" | "loading" | "type"> & {
   variant?: Variant;
   size?: "s" | "m";
   /** shows a spinner, disables the button and sets aria-busy */

@@ -50,9 +50,9 @@ function Marker() {
 export function FieldHint({ id, hint }: { id: string; hint?: ComponentChildren }) {
   if (!hint) return null;
   return (
-    <p class="field-hint" id={`${id}-hint`}>
+    <div class="field-hint" id={`${id}-hint`}>
       {hint}
-    </p>
+    </div>
   );
 }
 
@@ -87,10 +87,12 @@ export function Field({ id, label, hint, error, required, labelExtra, group, hid
   return (
     <div class={classes}>
       <div class={hideLabel ? "sr-only" : "field-label-row"}>
-        <label class="field-label" for={id} id={`${id}-label`}>
-          {label}
+        <span class="field-label-text">
+          <label class="field-label" for={id} id={`${id}-label`}>
+            {label}
+          </label>
           {required && <Marker />}
-        </label>
+        </span>
         {labelExtra && <span class="field-label-extra">{labelExtra}</span>}
       </div>
       {children}

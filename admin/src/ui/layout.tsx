@@ -88,10 +88,9 @@ export function Layout({ children }: { children: ComponentChildren }) {
               {initials(user.firstname, user.lastname, user.email)}
             </span>
             <span>
-              Profile<span class="sr-only"> of {displayName(user)}</span>
-              <span class="user-email" aria-hidden="true">
-                {user.email}
-              </span>
+              <span class="sr-only">Your profile: </span>
+              {displayName(user)}
+              <span class="user-email">{user.email}</span>
             </span>
           </Link>
           <button type="button" class="button button-tertiary sign-out" onClick={() => void session.signOut()}>
