@@ -3,7 +3,7 @@
 // keyboard shortcuts and markdown-style shortcuts. It emits the blocks JSON on every change
 // of the document (null once emptied), never on load.
 import type { ComponentChildren } from "preact";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { baseKeymap, chainCommands, toggleMark } from "prosemirror-commands";
 import { gapCursor } from "prosemirror-gapcursor";
 import { history, redo, undo } from "prosemirror-history";
@@ -313,6 +313,8 @@ export function BlocksEditor(props: FieldProps) {
   const propsRef = useRef(props);
   propsRef.current = props;
   const lastValue = useRef<unknown>(props.value);
+  // every value this editor emitted: a render may still hold an older one of them
+  const emitted = useMemo(() => new WeakSet<object>(), []);
   const [, setTick] = useState(0);
   const [link, setLink] = useState<LinkDraft | null>(null);
   const [picking, setPicking] = useState(false);
@@ -365,6 +367,7 @@ export function BlocksEditor(props: FieldProps) {
         if (tr.docChanged) {
           const value = isEmptyDoc(v.state.doc) ? null : toBlocks(v.state.doc);
           lastValue.current = value;
+          if (value) emitted.add(value);
           propsRef.current.onChange(value);
         }
         setTick((t) => t + 1);
@@ -379,9 +382,11 @@ export function BlocksEditor(props: FieldProps) {
   }, []);
 
   // a value set from outside (another locale, discarded changes): the editor starts over
-  useEffect(() => {
+  // (checked as the render commits, before the next keystroke can change lastValue)
+  useLayoutEffect(() => {
     const view = viewRef.current;
     if (!view || props.value === lastValue.current) return;
+    if (typeof props.value === "object" && props.value !== null && emitted.has(props.value)) return;
     lastValue.current = props.value;
     const current = isEmptyDoc(view.state.doc) ? normalForm(null) : JSON.stringify(toBlocks(view.state.doc));
     if (current === normalForm(props.value)) return;
@@ -457,16 +462,16 @@ export function BlocksEditor(props: FieldProps) {
         </ToolButton>
         <span class="blocks-sep" />
         <ToolButton label="Bulleted list" pressed={block === "list-unordered"} disabled={disabled || block === "image"} onPress={() => toggleList("unordered")}>
-          •≡
+          <span class="blocks-icon blocks-icon-ul" />
         </ToolButton>
         <ToolButton label="Numbered list" pressed={block === "list-ordered"} disabled={disabled || block === "image"} onPress={() => toggleList("ordered")}>
-          1≡
+          <span class="blocks-icon blocks-icon-ol" />
         </ToolButton>
         <ToolButton label="Indent list item" disabled={disabled || !state || !indentItems(state)} onPress={() => run(indentItems)}>
-          →
+          <span class="blocks-icon blocks-icon-indent" />
         </ToolButton>
         <ToolButton label="Outdent list item" disabled={disabled || !state || !outdentItems(state)} onPress={() => run(outdentItems)}>
-          ←
+          <span class="blocks-icon blocks-icon-outdent" />
         </ToolButton>
         <span class="blocks-sep" />
         <ToolButton label="Image" disabled={disabled} onPress={() => setPicking(true)}>
@@ -474,10 +479,10 @@ export function BlocksEditor(props: FieldProps) {
         </ToolButton>
         <span class="blocks-sep" />
         <ToolButton label="Undo" disabled={disabled || !state || !undo(state)} onPress={() => run(undo)}>
-          ↶
+          <span class="blocks-icon blocks-icon-undo" />
         </ToolButton>
         <ToolButton label="Redo" disabled={disabled || !state || !redo(state)} onPress={() => run(redo)}>
-          ↷
+          <span class="blocks-icon blocks-icon-redo" />
         </ToolButton>
         {inCode && (
           <select
@@ -535,7 +540,7 @@ export function BlocksEditor(props: FieldProps) {
         <MediaPicker
           multiple
           allowedTypes={["images"]}
-          title={`Insert images into ${props.name}`}
+          title={props.name}
           onClose={() => {
             setPicking(false);
             viewRef.current?.focus();
