@@ -122,13 +122,10 @@ export function MediaField(props: FieldProps) {
   return (
     <div
       class={`rm-media${dragOver ? " rm-media-over" : ""}${error ? " rm-invalid" : ""}`}
-      role="group"
-      aria-label={label}
-      aria-describedby={describedBy}
       {...dropProps}
     >
       {total > 0 && (
-        <ul class={`rm-media-list${multiple ? " rm-media-multi" : ""}`} aria-label={`${label}: chosen files`}>
+        <ul class={`rm-media-list${multiple ? " rm-media-multi" : ""}`} aria-label="Chosen files">
           {sortable.view.map(({ item: f, key }, index) => (
             <li key={key} class="rm-media-item" {...sortable.itemProps(key)}>
               {multiple && total > 1 && (

@@ -234,7 +234,7 @@ export function RelationField(props: FieldProps) {
         <span class="rel-combo-caret" aria-hidden="true">
           ▾
         </span>
-        <ul id={listboxId} role="listbox" aria-label={`${targetName} to connect to ${label}`} class="rel-options" hidden={!open}>
+        <ul id={listboxId} role="listbox" aria-label="Search results" class="rel-options" hidden={!open}>
           {open && loading && options.length === 0 && (
             <li class="rel-option-note" role="presentation">
               Searching…
@@ -289,7 +289,7 @@ export function RelationField(props: FieldProps) {
         {total === 0 ? `No ${targetName} connected.` : list ? `${total} connected` : null}
       </p>
       {total > 0 && (
-        <ol class="rel-list" aria-label={`${label}: connected ${targetName}`}>
+        <ol class="rel-list" aria-label="Connected entries">
           {visible.map(({ item: t, key }, index) => {
             const to = linkOf(t);
             return (

@@ -5,7 +5,7 @@
 // - keyboard: Space (or Enter) lifts the item, the arrow keys move it, Space (or Enter) drops
 //   it, Escape cancels; each step is announced in a live region.
 import type { JSX } from "preact";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 
 interface Lift {
   key: string;
@@ -61,8 +61,8 @@ export function useSortable<T>({ items, keyOf, labelOf, onReorder, disabled }: S
     return moved(base, from, Math.max(0, Math.min(lift.to, base.length - 1)));
   }, [items, lift]);
 
-  // the handle keeps the focus while its item moves in the list
-  useEffect(() => {
+  // the handle keeps the focus while its item moves in the list (before the next key press)
+  useLayoutEffect(() => {
     const key = refocus.current;
     if (key !== null) {
       refocus.current = null;

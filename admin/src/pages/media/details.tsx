@@ -196,7 +196,7 @@ export function FileDetails({
                 <img src={`${file.url}${file.updatedAt ? `?v=${encodeURIComponent(file.updatedAt)}` : ""}`} alt={alt || file.name} />
                 {focal && <span class="rm-focal-dot" style={{ left: `${focal.x}%`, top: `${focal.y}%` }} />}
               </div>
-              <p id={ids.focalHint} class="rm-card-meta">
+              <p id={ids.focalHint} class="rm-hint">
                 Click on the image to set its focal point (the part kept when it is cropped), or type it below.
               </p>
             </>
@@ -275,7 +275,7 @@ export function FileDetails({
                 aria-describedby={`${ids.alt}-hint`}
                 onInput={(e) => setAlt(e.currentTarget.value)}
               />
-              <p id={`${ids.alt}-hint`} class="rm-card-meta">
+              <p id={`${ids.alt}-hint`} class="rm-hint">
                 What the image shows, for people who cannot see it.
                 {errors.has("alternativeText") && <span class="rm-error"> {errors.get("alternativeText")}</span>}
               </p>
@@ -329,9 +329,9 @@ export function FileDetails({
               {usageError}
             </p>
           ) : usage === null ? (
-            <p class="rm-card-meta">Loading…</p>
+            <p class="rm-hint">Loading…</p>
           ) : usage.length === 0 ? (
-            <p class="rm-card-meta">This file is not used by any entry.</p>
+            <p class="rm-hint">This file is not used by any entry.</p>
           ) : (
             <ul class="rm-usage" aria-label="Entries using this file">
               {usage.map((u, i) => (

@@ -306,14 +306,17 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
                 checked={selected.has(f.id)}
                 onChange={() => toggle(f.id)}
               />
-              <button type="button" class="rm-card-open" aria-label={`Edit ${f.name}`} onClick={() => setDetails(f)}>
-                <FileThumb file={f} />
-                <span class="rm-card-name">{f.name}</span>
-                <span class="rm-card-meta">
-                  {KIND_LABELS[kindOf(f.mime)]} · {f.width && f.height ? `${f.width}×${f.height} · ` : ""}
-                  {formatSize(f.size)}
+              <button type="button" class="rm-card-open" onClick={() => setDetails(f)}>
+                <FileThumb file={f} decorative />
+                <span class="rm-card-name">
+                  <span class="sr-only">Edit </span>
+                  {f.name}
                 </span>
               </button>
+              <span class="rm-card-meta rm-card-after">
+                {KIND_LABELS[kindOf(f.mime)]} · {f.width && f.height ? `${f.width}×${f.height} · ` : ""}
+                {formatSize(f.size)}
+              </span>
             </li>
           ))}
         </ul>
@@ -348,7 +351,8 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
                   <FileThumb file={f} size="small" />
                 </td>
                 <td>
-                  <button type="button" class="rm-link-button" aria-label={`Edit ${f.name}`} onClick={() => setDetails(f)}>
+                  <button type="button" class="rm-link-button" onClick={() => setDetails(f)}>
+                    <span class="sr-only">Edit </span>
                     {f.name}
                   </button>
                 </td>

@@ -50,10 +50,10 @@ export function Pager({ pagination, onPage, label = "Pagination" }: { pagination
 }
 
 /** A file's small picture: the thumbnail of an image, a labelled tile for the others. */
-export function FileThumb({ file, size = "medium" }: { file: FileObject; size?: "small" | "medium" | "large" }) {
+export function FileThumb({ file, size = "medium", decorative }: { file: FileObject; size?: "small" | "medium" | "large"; decorative?: boolean }) {
   const thumb = thumbnailUrl(file);
   if (thumb) {
-    return <img class={`rm-thumb rm-thumb-${size}`} src={thumb} alt={file.alternativeText || ""} loading="lazy" decoding="async" />;
+    return <img class={`rm-thumb rm-thumb-${size}`} src={thumb} alt={decorative ? "" : file.alternativeText || ""} loading="lazy" decoding="async" />;
   }
   const kind = kindOf(file.mime);
   return (
