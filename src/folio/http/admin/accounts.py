@@ -190,3 +190,229 @@ class AccountEndpoints:
         body = await self._body(request)
         user = await self.admins.reset_password(body.get("code"), body.get("password"))
         return await self._signed_in(request, user)
+
+
+# ---------------------------------------------------------------------- OpenAPI
+
+_TAG = "Admin: accounts"
+_JSON = "application/json"
+_ERROR = {"$ref": "#/components/responses/Error"}
+_SESSION: list[dict[str, list[str]]] = [{"adminSession": []}]
+_CSRF = {
+    "name": "X-Folio-CSRF",
+    "in": "header",
+    "required": True,
+    "description": "The session's CSRF token (given by sign-in and GET /admin/api/session)",
+    "schema": {"type": "string"},
+}
+_TEXT = {"type": "string"}
+_USER = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer"},
+        "email": {"type": "string", "format": "email"},
+        "firstname": _TEXT,
+        "lastname": {"type": ["string", "null"]},
+        "isActive": {"type": "boolean"},
+        "createdAt": {"type": ["string", "null"], "format": "date-time"},
+    },
+    "required": ["id", "email", "firstname", "lastname", "isActive", "createdAt"],
+}
+_SIGNED_IN = {
+    "type": "object",
+    "properties": {"user": _USER, "csrfToken": _TEXT},
+    "required": ["user", "csrfToken"],
+}
+_COOKIE_HEADER = {
+    "Set-Cookie": {
+        "description": "folio_admin=<session id>; HttpOnly; SameSite=Strict; Path=/admin",
+        "schema": _TEXT,
+    }
+}
+
+
+def _data(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": {"data": schema}, "required": ["data"]}
+
+
+def _answer(schema: dict[str, Any], description: str, cookie: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "description": description,
+        "content": {_JSON: {"schema": _data(schema)}},
+    }
+    if cookie:
+        out["headers"] = _COOKIE_HEADER
+    return out
+
+
+def _body(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties, "required": required}
+    return {"required": True, "content": {_JSON: {"schema": schema}}}
+
+
+def _op(
+    op_id: str,
+    summary: str,
+    responses: dict[str, Any],
+    *,
+    session: bool = False,
+    write: bool = False,
+    body: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "summary": summary,
+        "operationId": op_id,
+        "tags": [_TAG],
+        "security": _SESSION if session else [],
+        "responses": responses,
+    }
+    if session and write:
+        op["parameters"] = [_CSRF]
+    if body is not None:
+        op["requestBody"] = body
+    return op
+
+
+_NO_CONTENT = {"description": "Done"}
+_CREDENTIALS = {"email": {"type": "string", "format": "email"}, "password": _TEXT}
+_PASSWORD_RULES = "8 characters or more, a lower-case and an upper-case letter and a digit"
+
+PATHS: dict[str, dict[str, Any]] = {
+    f"{BASE}/init": {
+        "get": _op(
+            "adminInit",
+            "Whether the first administrator exists, the default locale, the app's name",
+            {
+                "200": _answer(
+                    {
+                        "type": "object",
+                        "properties": {
+                            "hasAdmin": {"type": "boolean"},
+                            "defaultLocale": _TEXT,
+                            "appName": _TEXT,
+                        },
+                        "required": ["hasAdmin", "defaultLocale", "appName"],
+                    },
+                    "The panel's start",
+                )
+            },
+        )
+    },
+    f"{BASE}/register-admin": {
+        "post": _op(
+            "adminRegisterFirst",
+            "Create the first administrator (only while there is none) and sign in",
+            {
+                "201": _answer(_SIGNED_IN, "Created and signed in", cookie=True),
+                "400": _ERROR,
+                "403": _ERROR,
+                "429": _ERROR,
+            },
+            body=_body(
+                {
+                    **_CREDENTIALS,
+                    "firstname": _TEXT,
+                    "lastname": {"type": ["string", "null"]},
+                },
+                ["email", "password", "firstname"],
+            ),
+        )
+    },
+    f"{BASE}/login": {
+        "post": _op(
+            "adminLogin",
+            "Sign in (rate limited per client address and per account)",
+            {
+                "200": _answer(_SIGNED_IN, "Signed in", cookie=True),
+                "400": _ERROR,
+                "429": _ERROR,
+            },
+            body=_body(_CREDENTIALS, ["email", "password"]),
+        )
+    },
+    f"{BASE}/logout": {
+        "post": _op(
+            "adminLogout",
+            "Sign out: the session ends, its cookie is cleared",
+            {"204": _NO_CONTENT, "403": _ERROR},
+            session=True,
+            write=True,
+        )
+    },
+    f"{BASE}/session": {
+        "get": _op(
+            "adminSession",
+            "The signed-in administrator, the session's CSRF token and when it ends",
+            {
+                "200": _answer(
+                    {
+                        "type": "object",
+                        "properties": {
+                            "user": _USER,
+                            "csrfToken": _TEXT,
+                            "expiresAt": {"type": "string", "format": "date-time"},
+                        },
+                        "required": ["user", "csrfToken", "expiresAt"],
+                    },
+                    "The session",
+                ),
+                "401": _ERROR,
+            },
+            session=True,
+        )
+    },
+    f"{BASE}/users/me": {
+        "get": _op(
+            "adminMe",
+            "The signed-in administrator",
+            {"200": _answer(_USER, "The administrator"), "401": _ERROR},
+            session=True,
+        ),
+        "put": _op(
+            "adminUpdateMe",
+            "Change one's name, address or password (a new password, with the current one, "
+            "ends one's other sessions)",
+            {
+                "200": _answer(_USER, "Changed"),
+                "400": _ERROR,
+                "401": _ERROR,
+                "403": _ERROR,
+            },
+            session=True,
+            write=True,
+            body=_body(
+                {
+                    "firstname": _TEXT,
+                    "lastname": {"type": ["string", "null"]},
+                    "email": {"type": "string", "format": "email"},
+                    "currentPassword": _TEXT,
+                    "password": {"type": "string", "description": _PASSWORD_RULES},
+                },
+                [],
+            ),
+        ),
+    },
+    f"{BASE}/forgot-password": {
+        "post": _op(
+            "adminForgotPassword",
+            "Mail a password-reset link (valid one hour) to an administrator's address",
+            {"204": _NO_CONTENT, "429": _ERROR},
+            body=_body({"email": _TEXT}, ["email"]),
+        )
+    },
+    f"{BASE}/reset-password": {
+        "post": _op(
+            "adminResetPassword",
+            "Choose a new password with the mailed code, and sign in",
+            {
+                "200": _answer(_SIGNED_IN, "Signed in", cookie=True),
+                "400": _ERROR,
+                "429": _ERROR,
+            },
+            body=_body(
+                {"code": _TEXT, "password": {"type": "string", "description": _PASSWORD_RULES}},
+                ["code", "password"],
+            ),
+        )
+    },
+}

@@ -227,3 +227,215 @@ class MediaEndpoints:
                 continue
             count += 1
         return json_response({"data": {"count": count}})
+
+
+# ---------------------------------------------------------------------- OpenAPI
+
+_TAG = "Admin: media library"
+_JSON = "application/json"
+_ERROR = {"$ref": "#/components/responses/Error"}
+_FILE = {"$ref": "#/components/schemas/UploadFile"}
+_SESSION: list[dict[str, list[str]]] = [{"adminSession": []}]
+_CSRF = {
+    "name": "X-Folio-CSRF",
+    "in": "header",
+    "required": True,
+    "description": "The session's CSRF token (given by sign-in and GET /admin/api/session)",
+    "schema": {"type": "string"},
+}
+_FILE_ID = {
+    "name": "id",
+    "in": "path",
+    "required": True,
+    "description": "The file's id",
+    "schema": {"type": "integer"},
+}
+_POINT = {
+    "type": ["object", "null"],
+    "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+    "required": ["x", "y"],
+}
+_MULTIPART = {
+    "required": True,
+    "content": {
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
+                    "fileInfo": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "per file, a JSON object: name, alternativeText, "
+                        "caption, focalPoint",
+                    },
+                },
+                "required": ["files"],
+            }
+        }
+    },
+}
+
+
+def _data(schema: dict[str, Any], meta: bool = False) -> dict[str, Any]:
+    props: dict[str, Any] = {"data": schema}
+    if meta:
+        props["meta"] = {
+            "type": "object",
+            "properties": {"pagination": {"$ref": "#/components/schemas/Pagination"}},
+        }
+    return {"type": "object", "properties": props, "required": ["data"]}
+
+
+def _answer(schema: dict[str, Any], description: str, meta: bool = False) -> dict[str, Any]:
+    return {"description": description, "content": {_JSON: {"schema": _data(schema, meta)}}}
+
+
+def _op(
+    op_id: str,
+    summary: str,
+    responses: dict[str, Any],
+    *,
+    write: bool = False,
+    params: list[dict[str, Any]] | None = None,
+    body: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "summary": summary,
+        "operationId": op_id,
+        "tags": [_TAG],
+        "security": _SESSION,
+        "parameters": [*(params or []), *([_CSRF] if write else [])],
+        "responses": {**responses, "401": _ERROR, **({"403": _ERROR} if write else {})},
+    }
+    if body is not None:
+        op["requestBody"] = body
+    return op
+
+
+def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "description": description, "schema": schema}
+
+
+_FILES = {"type": "array", "items": _FILE}
+_USAGE = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "uid": {"type": "string"},
+            "displayName": {"type": "string"},
+            "documentId": {"type": "string"},
+            "locale": {"type": ["string", "null"]},
+            "field": {"type": "string", "description": "the media field (seo.shareImage)"},
+            "label": {"type": "string"},
+        },
+        "required": ["uid", "displayName", "documentId", "locale", "field", "label"],
+    },
+}
+
+PATHS: dict[str, dict[str, Any]] = {
+    f"{BASE}/files": {
+        "get": _op(
+            "adminUploadFilesList",
+            "The media library's files (search, filters, sort, pages)",
+            {"200": _answer(_FILES, "Files", meta=True), "400": _ERROR},
+            params=[
+                _query("page", {"type": "integer", "minimum": 1}, "the page"),
+                _query("pageSize", {"type": "integer", "minimum": 1}, "files per page"),
+                _query("sort", {"type": "string"}, "field:asc|desc (default createdAt:desc)"),
+                _query("_q", {"type": "string"}, "text in the name, alternative text or caption"),
+                {"$ref": "#/components/parameters/filters"},
+            ],
+        ),
+        "post": _op(
+            "adminUploadFilesCreate",
+            "Upload files",
+            {"201": _answer(_FILES, "Stored"), "400": _ERROR, "413": _ERROR},
+            write=True,
+            body=_MULTIPART,
+        ),
+    },
+    f"{BASE}/files/actions/bulkDelete": {
+        "post": _op(
+            "adminUploadFilesBulkDelete",
+            "Delete several files",
+            {
+                "200": _answer(
+                    {"type": "object", "properties": {"count": {"type": "integer"}}},
+                    "How many were deleted",
+                ),
+                "400": _ERROR,
+            },
+            write=True,
+            body={
+                "required": True,
+                "content": {
+                    _JSON: {
+                        "schema": {
+                            "type": "object",
+                            "properties": {"ids": {"type": "array", "items": {"type": "integer"}}},
+                            "required": ["ids"],
+                        }
+                    }
+                },
+            },
+        )
+    },
+    BASE + "/files/{id}": {
+        "get": _op(
+            "adminUploadFileGet",
+            "One file",
+            {"200": _answer(_FILE, "The file"), "404": _ERROR},
+            params=[_FILE_ID],
+        ),
+        "put": _op(
+            "adminUploadFileUpdate",
+            "Change a file's name, alternative text, caption or focal point",
+            {"200": _answer(_FILE, "Changed"), "400": _ERROR, "404": _ERROR},
+            write=True,
+            params=[_FILE_ID],
+            body={
+                "required": True,
+                "content": {
+                    _JSON: {
+                        "schema": {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string"},
+                                "alternativeText": {"type": ["string", "null"]},
+                                "caption": {"type": ["string", "null"]},
+                                "focalPoint": _POINT,
+                            },
+                        }
+                    }
+                },
+            },
+        ),
+        "delete": _op(
+            "adminUploadFileDelete",
+            "Delete a file (its stored bytes too)",
+            {"200": _answer(_FILE, "Deleted"), "404": _ERROR},
+            write=True,
+            params=[_FILE_ID],
+        ),
+    },
+    BASE + "/files/{id}/usage": {
+        "get": _op(
+            "adminUploadFileUsage",
+            "The entries that use a file, by media field",
+            {"200": _answer(_USAGE, "Where the file is used"), "404": _ERROR},
+            params=[_FILE_ID],
+        )
+    },
+    BASE + "/files/{id}/replace": {
+        "post": _op(
+            "adminUploadFileReplace",
+            "New bytes for a file: the same id and address, new size and formats",
+            {"200": _answer(_FILE, "Replaced"), "400": _ERROR, "404": _ERROR, "413": _ERROR},
+            write=True,
+            params=[_FILE_ID],
+            body=_MULTIPART,
+        )
+    },
+}
