@@ -21,12 +21,12 @@ const EDITS: Edit[] = [
   { label: "Bold", text: "B", apply: wrap("**", "bold text") },
   { label: "Italic", text: "I", apply: wrap("_", "italic text") },
   { label: "Strikethrough", text: "S", apply: wrap("~~", "struck text") },
-  { label: "Code", text: "</>", apply: (s) => (s.includes("\n") ? { before: "```\n", inner: s, after: "\n```" } : { before: "`", inner: s || "code", after: "`" }) },
-  { label: "Heading", text: "H", apply: linePrefix(() => "## ") },
-  { label: "Link", text: "🔗", apply: (s) => ({ before: "[", inner: s || "link text", after: "](https://)" }) },
-  { label: "Quote", text: "❝", apply: linePrefix(() => "> ") },
+  { label: "Format as code", text: "</>", apply: (s) => (s.includes("\n") ? { before: "```\n", inner: s, after: "\n```" } : { before: "`", inner: s || "code", after: "`" }) },
+  { label: "Format as heading", text: "H", apply: linePrefix(() => "## ") },
+  { label: "Insert a link", text: "↗", apply: (s) => ({ before: "[", inner: s || "link text", after: "](https://)" }) },
+  { label: "Format as quote", text: "❝", apply: linePrefix(() => "> ") },
   { label: "Bulleted list", text: "•", apply: linePrefix(() => "- ") },
-  { label: "Numbered list", text: "1.", apply: linePrefix((n) => `${n + 1}. `) },
+  { label: "Numbered list", text: "", apply: linePrefix((n) => `${n + 1}. `) },
 ];
 
 export function RichTextField(props: FieldProps) {
@@ -84,7 +84,7 @@ export function RichTextField(props: FieldProps) {
           <div role="toolbar" aria-label={`${name} formatting`} class="toolbar" aria-controls={id}>
             {EDITS.map((e) => (
               <button key={e.label} type="button" class="tool" aria-label={e.label} title={e.label} disabled={disabled} onClick={() => edit(e)}>
-                {e.text}
+                {e.text ? <span aria-hidden="true">{e.text}</span> : <span class="tool-numbered" aria-hidden="true" />}
               </button>
             ))}
           </div>

@@ -66,7 +66,7 @@ export function PasswordField(props: FieldProps) {
         aria-label={`Show ${props.name}`}
         onClick={() => setShown(!shown)}
       >
-        {shown ? "Hide" : "Show"}
+        Show
       </button>
     </div>
   );

@@ -18,6 +18,7 @@ export function LocalePanel({
   locale,
   versions,
   exists,
+  status,
   canFill,
   onSwitch,
   onFill,
@@ -26,6 +27,8 @@ export function LocalePanel({
   locale: string;
   versions: LocaleVersion[];
   exists: boolean;
+  /** the status of the version shown */
+  status: string | null;
   canFill: boolean;
   onSwitch(code: string): void;
   onFill(from: string): void;
@@ -36,7 +39,7 @@ export function LocalePanel({
   const [asking, setAsking] = useState(false);
   const describe = (code: string) => {
     const v = byCode.get(code);
-    if (code === locale && !exists) return "not created yet";
+    if (code === locale) return exists ? (status ? statusText(status).toLowerCase() : "created") : "not created yet";
     if (!v) return "not created yet";
     return v.status ? statusText(v.status).toLowerCase() : "created";
   };

@@ -43,6 +43,9 @@ type Confirm = null | "discard" | "delete" | "unpublish";
 
 const NO_ERRORS: Map<string, string> = new Map();
 
+/** A document just created, handed to the view its new address mounts (no second read). */
+let handoff: { uid: string; documentId: string; locale: string | null; data: Values; previous: Values } | null = null;
+
 export function EditView(props: EditViewProps) {
   const meta = useMeta();
   const ct = contentType(meta, props.uid);
@@ -64,10 +67,25 @@ function base(ct: ContentTypeMeta, single: boolean | undefined): string {
 function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps & { ct: ContentTypeMeta; meta: Meta }) {
   const locale = ct.localized ? search.get("locale") || meta.defaultLocale : null;
   const creating = !single && routeId === null;
-  const [phase, setPhase] = useState<{ kind: "loading" } | { kind: "failed"; message: string } | { kind: "ready" }>({ kind: "loading" });
-  const [values, setValues] = useState<Values>({});
-  const [saved, setSaved] = useState<Values>({});
-  const [doc, setDoc] = useState<DocState>({ documentId: routeId, exists: false, status: null, updatedAt: null, locales: [] });
+  // a document just created arrives with its address: shown at once, not read again
+  const [given] = useState(() => {
+    const g = handoff;
+    if (g && g.uid === ct.uid && g.documentId === routeId && g.locale === locale) {
+      handoff = null;
+      return { values: normalizeValues(meta, ct.attributes, g.data, g.previous), data: g.data };
+    }
+    return null;
+  });
+  const skipRead = useRef(given !== null);
+  const [phase, setPhase] = useState<{ kind: "loading" } | { kind: "failed"; message: string } | { kind: "ready" }>(given ? { kind: "ready" } : { kind: "loading" });
+  const [values, setValues] = useState<Values>(given?.values ?? {});
+  const [saved, setSaved] = useState<Values>(given?.values ?? {});
+  const [doc, setDoc] = useState<DocState>(() => {
+    if (!given) return { documentId: routeId, exists: false, status: null, updatedAt: null, locales: [] };
+    const status = (given.data.status as Status | undefined) ?? null;
+    const updatedAt = (given.data.updatedAt as string | undefined) ?? null;
+    return { documentId: routeId, exists: true, status, updatedAt, locales: locale ? [{ locale, documentId: routeId ?? undefined, status, updatedAt }] : [] };
+  });
   const [errors, setErrors] = useState<Map<string, string>>(NO_ERRORS);
   const [busy, setBusy] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<Confirm>(null);
@@ -138,6 +156,10 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
 
   // reading the document (again when the locale changes)
   useEffect(() => {
+    if (skipRead.current) {
+      skipRead.current = false;
+      return;
+    }
     let alive = true;
     setPhase({ kind: "loading" });
     setConfirm(null);
@@ -231,6 +253,7 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
 
   const afterCreate = (data: Values) => {
     if (creating && data.documentId) {
+      handoff = { uid: ct.uid, documentId: String(data.documentId), locale, data, previous: valuesRef.current };
       navigate(href(`${path}/${String(data.documentId)}`, { locale }), { replace: true, force: true });
       return true;
     }
@@ -425,6 +448,7 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
               locale={locale}
               versions={doc.locales}
               exists={doc.exists}
+              status={status}
               canFill={!!doc.documentId || single === true}
               onSwitch={switchLocale}
               onFill={(from) => void fill(from)}
