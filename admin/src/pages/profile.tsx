@@ -15,7 +15,6 @@ function ProfileForm() {
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const set = (key: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
-  const changed = form.firstname !== (session.user.firstname ?? "") || form.lastname !== (session.user.lastname ?? "") || form.email !== session.user.email;
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -60,7 +59,7 @@ function ProfileForm() {
           <TextField id="profile-lastname" label="Last name" value={form.lastname} onInput={set("lastname")} error={errors.lastname} autocomplete="family-name" />
           <TextField id="profile-email" label="Email" type="email" required value={form.email} onInput={set("email")} error={errors.email} autocomplete="email" />
         </div>
-        <Button type="submit" loading={busy} disabled={!changed}>
+        <Button type="submit" loading={busy}>
           Save
         </Button>
       </form>
@@ -109,11 +108,11 @@ function PasswordForm() {
   };
 
   return (
-    <section class="panel" aria-labelledby="profile-password">
-      <h2 class="panel-title" id="profile-password">
+    <section class="panel" aria-labelledby="profile-password-title">
+      <h2 class="panel-title" id="profile-password-title">
         Change password
       </h2>
-      <form onSubmit={submit} noValidate aria-labelledby="profile-password">
+      <form onSubmit={submit} noValidate aria-labelledby="profile-password-title">
         <FormAlert message={message} />
         <div class="form-grid">
           <TextField
