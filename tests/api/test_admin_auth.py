@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
+from starlette.testclient import TestClient
 
 from folio.app import load_app
 from folio.auth.mail import LogMailer
@@ -528,3 +529,40 @@ def test_admin_api_paths_that_do_not_exist_are_404(admin_api: AdminApi) -> None:
         r = admin_api.client.request(method, "/admin/api/no-such-thing")
         assert r.status_code == 404
         assert r.json()["error"]["name"] == "NotFoundError"
+
+
+def test_ended_sessions_are_deleted_in_time(admin_api: AdminApi) -> None:
+    portal = admin_api.client.portal
+    assert portal is not None
+    admins = admin_api.folio.admins
+    with admin_api.anonymous() as c:
+        login(c)
+    assert len(portal.call(admins._read, _session_keys())) == 2
+    later = admins.clock() + 31 * 86_400
+    admins.clock = lambda: later
+    with admin_api.anonymous() as c:
+        login(c)
+        assert c.get("/admin/api/session").status_code == 200
+    # the two sessions of a month ago are gone, though nobody came back with them
+    assert len(portal.call(admins._read, _session_keys())) == 1
+
+
+def test_the_cookie_is_secure_over_https(backend: str, tmp_path: Path) -> None:
+    config = {"server": {"url": "https://cms.example.com/"}}
+    app = make_admin_app(tmp_path, config=config)
+    for api in make_api(app, database_url(backend, app)):
+        r = api.post("/admin/api/register-admin", BODY)
+        assert r.status_code == 201
+        assert "secure" in {p.strip().lower() for p in cookie_of(r).split(";")}
+        api.post("/admin/api/forgot-password", {"email": ADMIN_EMAIL})
+        mailer = api.folio.admins.mailer
+        assert isinstance(mailer, LogMailer)
+        assert "https://cms.example.com/admin/auth/reset-password?code=" in mailer.sent[-1][2]
+    plain = make_admin_app(tmp_path, "plain")
+    for api in make_api(plain, database_url(backend, plain)):
+        https = TestClient(api.client.app, base_url="https://testserver")
+        https.portal = api.client.portal  # the app runs on the first client's loop
+        r = https.post("/admin/api/register-admin", json=BODY)
+        assert r.status_code == 201
+        assert "secure" in {p.strip().lower() for p in cookie_of(r).split(";")}
+        assert https.get("/admin/api/session").status_code == 200

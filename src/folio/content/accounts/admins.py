@@ -43,6 +43,8 @@ RESET_SECONDS = 3_600
 # a session's last use is written at most this often (seconds); its idle expiry is as
 # precise as that
 TOUCH_EVERY = 60
+# ended sessions are deleted at a sign-in at most this often (seconds)
+PRUNE_EVERY = 3_600
 EMAIL_RE = re.compile(r"^[^\s@]+@[^\s@]+\.[^\s@]+$")
 INVALID_CREDENTIALS = "Invalid credentials"
 ALREADY = "An administrator already exists"
@@ -182,6 +184,7 @@ class AdminService:
         self.mailer = mailer
         # the clock of session and reset-code times (tests move it)
         self.clock: Callable[[], float] = time.time
+        self._pruned = 0.0
 
     async def _read(self, program: Any) -> Any:
         return await self.documents.read_program(program)
@@ -225,6 +228,8 @@ class AdminService:
         """A new administrator. `first`: only while there is none (two creations racing
         make one; the other is refused with ForbiddenError)."""
         values = self.check_new(data)
+        if first and await self.has_admin():
+            raise ForbiddenError(ALREADY)  # spares the hash; the write checks again
         values["password"] = str(await asyncio.to_thread(hash_password, values["password"]))
         now = format_datetime(now_utc())
         user_id = await self._write(lambda: self.sql.create(values, now, first))
@@ -352,6 +357,11 @@ class AdminService:
         key = digest(session_id)
         now = int(self.clock())
         await self._write(lambda: self.sql.open_session(key, user.id, csrf, now))
+        if now - self._pruned >= PRUNE_EVERY:
+            # sessions nobody came back to are deleted now and then (one that is used
+            # again after its end is deleted then)
+            self._pruned = now
+            await self.prune_sessions()
         return session_id, AdminSession(user, csrf, key, self._ends(now, now))
 
     def _ends(self, created: float, seen: float) -> float:

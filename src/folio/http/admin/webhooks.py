@@ -1,8 +1,9 @@
 """The admin HTTP API for webhooks (`/admin/webhooks`), with the admin key of
-`/admin/api-tokens` (http/admin/tokens.py). Shapes and validation as the reference's admin API:
-`{data: ...}`, webhooks as `{id, name, url, headers, events, isEnabled}` (plus `source`,
-"config" or "api", and `signed`); a webhook of config/webhooks.json is listed and can be
-tested, but changing or deleting it is refused (403: change the file).
+`/admin/api-tokens` or the admin panel's session (http/admin/tokens.py). Shapes and
+validation as the reference's admin API: `{data: ...}`, webhooks as `{id, name, url,
+headers, events, isEnabled}` (plus `source`, "config" or "api", and `signed`); a webhook of
+config/webhooks.json is listed and can be tested, but changing or deleting it is refused
+(403: change the file).
 
     GET    /admin/webhooks                          list
     POST   /admin/webhooks                          create {name, url, headers, events,
