@@ -86,7 +86,7 @@ class ContentManager:
         # each type's configured main field, read from the settings on first use
         self.main_fields: dict[str, str] = {}
         self._configs_read = False
-        self.reads = AdminReads(folio.documents, folio.registry, self.main_fields)
+        self.shaper = AdminReads(folio.documents, folio.registry, self.main_fields)
 
     def routes(self) -> list[Route]:
         def r(path: str, handler: Handler, methods: list[str]) -> Route:
@@ -139,7 +139,7 @@ class ContentManager:
         return parse_locale(ct, raw, self.documents.locales)
 
     def _params(self, ct: ContentType, locale: str | None) -> dict[str, Any]:
-        params: dict[str, Any] = {"status": "draft", "populate": self.reads.edit_populate(ct)}
+        params: dict[str, Any] = {"status": "draft", "populate": self.shaper.edit_populate(ct)}
         if locale is not None:
             params["locale"] = locale
         return params
@@ -185,7 +185,7 @@ class ContentManager:
         doc = await self.documents.find_one(ct, document_id, self._params(ct, locale), principal)
         if doc is None:
             raise NotFoundError("Document not found")
-        await self.reads.shape(ct, [doc], principal)
+        await self.shaper.shape(ct, [doc], principal)
         doc_id = str(doc["documentId"])
         versions = await self._versions(ct, doc_id, principal)
         own = doc.get("locale") if ct.localized else None
@@ -312,7 +312,7 @@ class ContentManager:
         if filters is not None:
             params["filters"] = filters
         page = await self.documents.find(ct, params, principal, limits=LIST_LIMITS)
-        rows = await self.reads.with_statuses(ct, page.documents, principal)
+        rows = await self.shaper.with_statuses(ct, page.documents, principal)
         return json_response({"data": rows, "meta": page.meta})
 
     # ------------------------------------------------------------------ one document
@@ -515,7 +515,8 @@ class ContentManager:
         data = body.get("data") if isinstance(body.get("data"), dict) else {}
         assert isinstance(data, dict)
         source = data.get(attr.target_field) if attr.target_field else None
-        base = slugify(str(source)) if source not in (None, "") else ""
+        usable = isinstance(source, str | int | float) and not isinstance(source, bool)
+        base = slugify(str(source)) if usable else ""
         if not base:
             base = ct.singular
         if attr.max_length is not None:
@@ -554,10 +555,10 @@ class ContentManager:
         if target is None:
             raise NotFoundError(f"Unknown content type {attr.target}")
         raw = query_params(request)
-        main = self.reads.main_field(target)
+        main = self.shaper.main_field(target)
         params: dict[str, Any] = {
             "status": "draft",
-            "fields": self.reads._label_fields(target),
+            "fields": self.shaper._label_fields(target),
             "sort": [f"{main}:ASC", "id:ASC"] if main != "id" else ["id:ASC"],
             "pagination": {"page": raw.get("page", "1"), "pageSize": raw.get("pageSize", "10")},
         }
@@ -577,8 +578,8 @@ class ContentManager:
         if parts:
             params["filters"] = {"$and": parts} if len(parts) > 1 else parts[0]
         page = await self.documents.find(target, params, principal, limits=LIST_LIMITS)
-        items = self.reads.targets(target, page.documents)
-        await self.reads.set_target_statuses(target, items, principal)
+        items = self.shaper.targets(target, page.documents)
+        await self.shaper.set_target_statuses(target, items, principal)
         return json_response({"data": items, "meta": page.meta})
 
 
