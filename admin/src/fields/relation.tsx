@@ -8,7 +8,7 @@
 import type { JSX } from "preact";
 import { useContext, useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, describeError } from "../api";
-import { contentType, MetaContext } from "../meta";
+import { component as componentMeta, contentType, MetaContext, type Meta } from "../meta";
 import { Link } from "../router";
 import { StatusBadge } from "../ui/badge";
 import { useSortable } from "./sortable";
@@ -42,6 +42,38 @@ function asTargets(value: unknown): RelationTarget[] {
   if (Array.isArray(value)) return value.filter(ok);
   if (ok(value)) return [value];
   return [];
+}
+
+/** The type or component holding the relation at `path` (a relation inside a component or
+ * a zone entry is searched through the component's own attribute). */
+export function ownerUid(meta: Meta | null, ctUid: string, attributes: Record<string, FieldProps["attr"]>, path: string[], document: Record<string, unknown>): string {
+  if (!meta || path.length < 2) return ctUid;
+  let owner = ctUid;
+  let attrs = attributes;
+  let value: unknown = document;
+  for (let i = 0; i < path.length - 1; i++) {
+    const seg = path[i];
+    const attr = attrs[seg];
+    value = value && typeof value === "object" ? (value as Record<string, unknown>)[seg] : undefined;
+    if (!attr) return owner;
+    if (attr.type === "component" && attr.component) {
+      if (attr.repeatable && /^\d+$/.test(path[i + 1] ?? "")) {
+        i += 1;
+        value = Array.isArray(value) ? value[Number(path[i])] : undefined;
+      }
+      owner = attr.component;
+    } else if (attr.type === "dynamiczone" && /^\d+$/.test(path[i + 1] ?? "")) {
+      i += 1;
+      value = Array.isArray(value) ? value[Number(path[i])] : undefined;
+      const c = value && typeof value === "object" ? (value as Record<string, unknown>).__component : undefined;
+      if (typeof c !== "string") return owner;
+      owner = c;
+    } else {
+      return owner;
+    }
+    attrs = componentMeta(meta, owner)?.attributes ?? {};
+  }
+  return owner;
 }
 
 function humanize(name: string): string {
@@ -96,7 +128,8 @@ export function RelationField(props: FieldProps) {
       if (locale && (attr.targetLocalized ?? target?.localized)) params.locale = locale;
       const exclude = connected.map((t) => t.documentId);
       if (exclude.length) params.exclude = exclude.join(",");
-      const answer = await api.get<Page>(`/content-manager/relations/${encodeURIComponent(ct.uid)}/${encodeURIComponent(name)}`, params);
+      const owner = ownerUid(meta, ct.uid, ct.attributes, props.path, props.document);
+      const answer = await api.get<Page>(`/content-manager/relations/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`, params);
       if (n !== request.current) return;
       const found = answer.data ?? [];
       const pg = answer.meta?.pagination;
