@@ -364,10 +364,15 @@ class DocumentService:
         document_id: str | None,
         params: Mapping[str, Any],
         principal: Principal,
+        *,
+        discard_draft: bool = False,
     ) -> dict[str, Any]:
         """Removes the published version of the parameters' locale version; its draft
-        stays, and answers (a type without Draft & Publish: a ValidationError)."""
-        return await self._versions("unpublish", ct, document_id, params, principal)
+        stays, and answers (a type without Draft & Publish: a ValidationError).
+        `discard_draft`: the draft is first replaced by the published version, in the same
+        transaction (events entry.unpublish then entry.draft-discard)."""
+        action = "unpublish-discard" if discard_draft else "unpublish"
+        return await self._versions(action, ct, document_id, params, principal)
 
     async def discard(
         self,
@@ -397,7 +402,8 @@ class DocumentService:
             doc_id = p.get("documentId", document_id)
             query = self.query(ct, given, principal, find=False)
             rec = Recording()
-            tail = self._recorder.tail(action, ct, rec, gate, lambda d: pick(d, query))
+            recorded = "unpublish" if action == "unpublish-discard" else action
+            tail = self._recorder.tail(recorded, ct, rec, gate, lambda d: pick(d, query))
             try:
                 if action == "publish":
                     doc = await self._writes.publish(
@@ -409,7 +415,12 @@ class DocumentService:
                     )
                 else:
                     doc = await self._writes.unpublish(
-                        ct, doc_id, locale=query.locale, read=query, tail=tail
+                        ct,
+                        doc_id,
+                        locale=query.locale,
+                        read=query,
+                        tail=tail,
+                        discard_draft=action == "unpublish-discard",
                     )
             except BaseException:
                 self._dropped(rec)
@@ -417,7 +428,11 @@ class DocumentService:
             return pick(self._committed(rec, doc), query)
 
         answer: dict[str, Any] = await self._call(
-            action, ct, {**params, "documentId": document_id}, principal, write
+            action.removesuffix("-discard"),
+            ct,
+            {**params, "documentId": document_id},
+            principal,
+            write,
         )
         return answer
 

@@ -89,6 +89,12 @@ class EventRecorder:
         """The events of a write of `ct` (`result`: its answer; for deletes and unpublish
         the versions removed; `drafts`: the drafts a publishing write changed)."""
         now = moment()
+        if isinstance(result, tuple):  # an unpublish that discarded the draft's changes
+            removed, draft = result
+            return [
+                *(self.event("entry.unpublish", ct, d, now) for d in removed),
+                self.event(DRAFT_DISCARD, ct, draft, now),
+            ]
         docs: list[dict[str, Any]] = result if isinstance(result, list) else [result]
         if kind == "media":
             return [self.event(f"media.{action}", ct, d, now) for d in docs]

@@ -311,9 +311,12 @@ class Writes(Versions):
         locale: str | None = None,
         read: Query | None = None,
         tail: Tail | None = None,
+        discard_draft: bool = False,
     ) -> dict[str, Any]:
         """Removes the published version of one locale version (its draft stays, and
-        answers); its tail gets the removed published version."""
+        answers); its tail gets the removed published version. `discard_draft`: the draft
+        is first replaced by a copy of the published version (the tail then gets the pair
+        (removed published versions, new draft))."""
         locale = self._locale_for(ct, locale)
         ctx = _answer("draft", locale or self.default_locale, read)
         populate = read.populate if read is not None else None
@@ -324,11 +327,15 @@ class Writes(Versions):
             published = yield from self.version_docs(ct, where, params)
             if not published:
                 raise NotFoundError()
+            if discard_draft:
+                draft_id = yield from self._replace_draft(
+                    ct, doc_id, locale, int(published[0]["id"])
+                )
             yield from self.links.delete_owned(ct, [int(d["id"]) for d in published])
             yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
             doc = yield from self.reads.read_back(ct, draft_id, populate, ctx)
             if tail is not None:
-                yield from tail.run(published, False)
+                yield from tail.run((published, doc) if discard_draft else published, False)
             return doc
 
         return dict(await self.db.write(program))
@@ -360,36 +367,43 @@ class Writes(Versions):
             published = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
             if not published:
                 raise NotFoundError()
-            published_id = int(published[0][0])
-            where, params = self._version_where(ct, doc_id, locale, False)
-            drafts = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
-            if drafts:
-                yield from self.links.delete_owned(ct, [int(r[0]) for r in drafts])
-                yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
-            cols = [
-                "document_id",
-                *[a.column for a in ct.scalar_attributes if a.column is not None],
-                "created_at",
-                "updated_at",
-                "locale",
-            ]
-            names = ", ".join(f'"{c}"' for c in cols)
-            rows = yield query(
-                f'INSERT INTO "{ct.table}" ({names}, published_at) '
-                f'SELECT {names}, NULL FROM "{ct.table}" WHERE id = ? RETURNING id',
-                [published_id],
-            )
-            draft_id = int(rows[0][0])
-            yield from self.links.copy(ct, published_id, draft_id)
-            # the shared values of the other locales' drafts follow
-            others = yield from self._other_locales(ct, doc_id, locale)
-            yield from self._share(ct, draft_id, others, True)
+            draft_id = yield from self._replace_draft(ct, doc_id, locale, int(published[0][0]))
             doc = yield from self.reads.read_back(ct, draft_id, populate, ctx)
             if tail is not None:
                 yield from tail.run(doc, False)
             return doc
 
         return dict(await self.db.write(program))
+
+    def _replace_draft(
+        self, ct: ContentType, doc_id: str, locale: str | None, published_id: int
+    ) -> Program:
+        """The draft of one locale version replaced by a copy of its published version (row
+        `published_id`), the other locales' drafts given its shared values; the new draft's
+        row id."""
+        where, params = self._version_where(ct, doc_id, locale, False)
+        drafts = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
+        if drafts:
+            yield from self.links.delete_owned(ct, [int(r[0]) for r in drafts])
+            yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
+        cols = [
+            "document_id",
+            *[a.column for a in ct.scalar_attributes if a.column is not None],
+            "created_at",
+            "updated_at",
+            "locale",
+        ]
+        names = ", ".join(f'"{c}"' for c in cols)
+        rows = yield query(
+            f'INSERT INTO "{ct.table}" ({names}, published_at) '
+            f'SELECT {names}, NULL FROM "{ct.table}" WHERE id = ? RETURNING id',
+            [published_id],
+        )
+        draft_id = int(rows[0][0])
+        yield from self.links.copy(ct, published_id, draft_id)
+        others = yield from self._other_locales(ct, doc_id, locale)
+        yield from self._share(ct, draft_id, others, True)
+        return draft_id
 
     def _locked_draft(
         self, ct: ContentType, document_id: str | None, locale: str | None

@@ -400,9 +400,9 @@ class ContentManager:
             discard = body.get("discardDraft", False)
             if not isinstance(discard, bool):
                 raise ValidationError("discardDraft must be a boolean")
-            if discard:
-                await self.documents.discard(ct, document_id, params, principal)
-            done = await self.documents.unpublish(ct, document_id, params, principal)
+            done = await self.documents.unpublish(
+                ct, document_id, params, principal, discard_draft=discard
+            )
         else:
             done = await self.documents.discard(ct, document_id, params, principal)
         answer = await self.document(ct, str(done["documentId"]), locale, principal)
