@@ -132,12 +132,20 @@ function List({ ct, meta, search }: { ct: ContentTypeMeta; meta: Meta; search: U
     const ids = rows.filter((r) => selected.has(r.documentId)).map((r) => r.documentId);
     const name = action === "delete" ? "bulkDelete" : action === "publish" ? "bulkPublish" : "bulkUnpublish";
     try {
-      const res = await api.post<{ data: { count: number } }>(`/content-manager/collection-types/${uid}/actions/${name}`, {
-        documentIds: ids,
-        ...(locale ? { locale } : {}),
-      });
+      const res = await api.post<{ data: { count: number; errors?: { documentId: string; error: { message: string } }[] } }>(
+        `/content-manager/collection-types/${uid}/actions/${name}`,
+        { documentIds: ids, ...(locale ? { locale } : {}) },
+      );
       const done = action === "delete" ? "deleted" : action === "publish" ? "published" : "unpublished";
       notify(`${entries(res.data.count)} ${done}`);
+      const failed = res.data.errors ?? [];
+      if (failed.length) {
+        const names = failed.map((f) => {
+          const row = rows.find((r) => r.documentId === f.documentId);
+          return `${row ? rowLabel(row, mainField) : f.documentId}: ${f.error.message}`;
+        });
+        notify(`${entries(failed.length)} could not be ${done}. ${names.join("; ")}`, "error");
+      }
       setSelected(new Set());
       if (action === "delete" && res.data.count >= rows.length && query.page > 1) go({ page: query.page - 1 }, true);
       else setReload((n) => n + 1);
