@@ -421,6 +421,10 @@ def test_publish_unpublish_discard_and_their_events(admin_api: AdminApi) -> None
         ("entry.draft-discard", "draft", "en"),
     ]
     assert events[-1].entry["title"] == "Pub"
+    # a webhook gets the new draft populated, as for a create
+    portal = admin_api.client.portal  # type: ignore[attr-defined]
+    entry = portal.call(admin_api.folio.documents.event_entry, events[-1])
+    assert entry["title"] == "Pub" and entry["tags"] == [] and entry["links"] == []
     after = events[-1].id
     unpublished = ok(admin_api.post(f"{ART}/{doc_id}/actions/unpublish", {}))
     assert unpublished["data"]["status"] == "draft"

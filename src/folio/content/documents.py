@@ -41,7 +41,7 @@ from folio.content.events import (
 from folio.content.params import Limits, Locales, parse_locale, parse_status
 from folio.content.query import Pagination, Query, ReadLimits
 from folio.content.queryparser import QueryParser
-from folio.content.recording import EventRecorder, Recording, same
+from folio.content.recording import DRAFT_DISCARD, EventRecorder, Recording, same
 from folio.content.sql import outbox
 from folio.content.sql.load import ReadContext
 from folio.content.sql.reads import Reads
@@ -507,15 +507,16 @@ class DocumentService:
 
     async def event_entry(self, event: Event) -> dict[str, Any]:
         """The entry a webhook sends for `event`, as the reference sends it: for a
-        create, update or publish, the version re-read now with its relations (their own
-        fields), media, components and dynamic zones (with theirs); for other events, or
+        create, update, publish or draft discard, the version re-read now with its
+        relations (their own fields), media, components and dynamic zones (with theirs);
+        for other events, or
         when the version is gone (replaced or deleted since), the entry the event recorded
         (the version as it was, without populate)."""
         ct = self.registry.content_types.get(event.uid)
         row_id = event.entry.get("id")
         if (
             ct is None
-            or event.event not in ("entry.create", "entry.update", "entry.publish")
+            or event.event not in ("entry.create", "entry.update", "entry.publish", DRAFT_DISCARD)
             or not isinstance(row_id, int)
         ):
             return event.entry
