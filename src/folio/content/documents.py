@@ -509,9 +509,8 @@ class DocumentService:
         """The entry a webhook sends for `event`, as the reference sends it: for a
         create, update, publish or draft discard, the version re-read now with its
         relations (their own fields), media, components and dynamic zones (with theirs);
-        for other events, or
-        when the version is gone (replaced or deleted since), the entry the event recorded
-        (the version as it was, without populate)."""
+        for other events, or when the version is gone (replaced or deleted since), the
+        entry the event recorded (the version as it was, without populate)."""
         ct = self.registry.content_types.get(event.uid)
         row_id = event.entry.get("id")
         if (
