@@ -13,6 +13,8 @@ const bundled = await build({
       export * as commands from "./src/fields/blocks/commands";
       export { schema } from "./src/fields/blocks/schema";
       export { EditorState, TextSelection } from "prosemirror-state";
+      export { parseJson } from "./src/fields/json/problem";
+      export { findInvalidJson, isInvalidJson } from "./src/fields/json-marker";
     `,
     resolveDir: root,
     loader: "ts",
@@ -24,7 +26,7 @@ const bundled = await build({
   logLevel: "warning",
 });
 const m = await import("data:text/javascript;base64," + Buffer.from(bundled.outputFiles[0].text).toString("base64"));
-const { fromBlocks, toBlocks, isEmptyDoc, imageFile, commands, EditorState, TextSelection } = m;
+const { fromBlocks, toBlocks, isEmptyDoc, imageFile, commands, EditorState, TextSelection, parseJson, findInvalidJson, isInvalidJson } = m;
 
 let failures = 0;
 let passed = 0;
@@ -308,6 +310,49 @@ check("insert an image after the current block, or in place of an empty paragrap
   assert.deepEqual(toBlocks(s.apply(commands.insertImage(s, IMAGE)).doc), [p(t("a")), { type: "image", image: IMAGE, children: [t("")] }]);
   const e = stateAt([p(t(""))], { from: 1 });
   assert.deepEqual(toBlocks(e.apply(commands.insertImage(e, IMAGE)).doc), [{ type: "image", image: IMAGE, children: [t("")] }]);
+});
+
+// ---- the JSON widget's parse errors and marker ---------------------------------------------
+
+check("JSON: valid texts parse", () => {
+  for (const text of ['{"a": [1, 2.5e3, -0, true, false, null, "x\\u00e9"]}', "[]", '"s"', "0", " 12 "]) {
+    const r = parseJson(text);
+    assert.ok(r.ok, text);
+    assert.deepEqual(r.value, JSON.parse(text));
+  }
+});
+
+check("JSON: every kind of error has a position and a reason", () => {
+  const cases = [
+    ['{"a": 1,\n  "b": [1, 2,]\n}', 2, 14, /Trailing comma/],
+    ["{'a': 1}", 1, 2, /double quotes/],
+    ["[1, 2", 1, 6, /Expected ',' or '\]'/],
+    ['{"a" 1}', 1, 6, /Expected ':'/],
+    ["tru", 1, 1, /Unexpected 'tru'/],
+    ['"abc', 1, 1, /Unterminated string/],
+    ["01", 1, 2, /leading zeros/],
+    ["{} x", 1, 4, /after the JSON value/],
+    ['{"a":1,}', 1, 8, /Trailing comma/],
+    ['["a\\q"]', 1, 4, /Invalid escape/],
+    ["", 1, 1, /end of the text/],
+    ["[1.]", 1, 4, /digit expected after '.'/],
+  ];
+  for (const [text, line, column, why] of cases) {
+    const r = parseJson(text);
+    assert.equal(r.ok, false, text);
+    assert.equal(r.problem.line, line, `${text}: ${r.problem.message}`);
+    assert.equal(r.problem.column, column, `${text}: ${r.problem.message}`);
+    assert.match(r.problem.message, why);
+  }
+});
+
+check("JSON marker found anywhere in a form's values", () => {
+  const marker = { __invalidJson: "{", message: "x (line 1, column 2)" };
+  assert.ok(isInvalidJson(marker));
+  assert.ok(!isInvalidJson({ __invalidJson: 1 }));
+  assert.equal(findInvalidJson({ title: "a", meta: { ok: 1 } }), null);
+  assert.deepEqual(findInvalidJson({ title: "a", meta: marker }), ["meta"]);
+  assert.deepEqual(findInvalidJson({ zone: [{ __component: "c" }, { data: marker }] }), ["zone", "1", "data"]);
 });
 
 console.log(`${passed} passed, ${failures} failed`);
