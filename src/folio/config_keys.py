@@ -270,7 +270,18 @@ KNOWN_KEYS: dict[str, dict[str, Table]] = {
         "autoOpen": IGNORED,
         "watchIgnoreFiles": IGNORED,
         "forgotPassword": IGNORED,
-        "rateLimit": IGNORED,
+        # the admin panel's sign-in limits (content/accounts/admins.py)
+        "rateLimit": {
+            "enabled": READ,
+            "interval": READ,
+            "max": READ,
+            # the reference's limiter options that Folio's limiter has no use for
+            "delayAfter": IGNORED,
+            "timeWait": IGNORED,
+            "prefixKey": IGNORED,
+            "whitelist": IGNORED,
+            "store": IGNORED,
+        },
     },
     # config/webhooks.json (read by folio.webhooks.settings)
     "webhooks": {

@@ -566,3 +566,31 @@ def test_the_cookie_is_secure_over_https(backend: str, tmp_path: Path) -> None:
         assert r.status_code == 201
         assert "secure" in {p.strip().lower() for p in cookie_of(r).split(";")}
         assert https.get("/admin/api/session").status_code == 200
+
+
+def test_the_admin_sign_in_limits_of_config_admin(backend: str, tmp_path: Path) -> None:
+    config = {"admin": {"rateLimit": {"interval": {"min": 5}, "max": 2, "delayAfter": 1}}}
+    app = make_admin_app(tmp_path, config=config)
+    for api in make_api(app, database_url(backend, app)):
+        register_admin(api.client)
+        wrong = {"email": ADMIN_EMAIL, "password": "Wrong-pass1"}
+        statuses = [api.post("/admin/api/login", wrong).status_code for _ in range(3)]
+        assert statuses == [400, 400, 429]
+        r = api.post("/admin/api/login", wrong)
+        assert r.headers["x-ratelimit-limit"] == "2"
+        # the content API's sign-in keeps its own limits
+        r = api.post("/api/auth/local", {"identifier": "x@example.com", "password": "nope"})
+        assert r.status_code == 400 and r.headers["x-ratelimit-limit"] == "10"
+
+    off = make_admin_app(tmp_path, "off", config={"admin": {"rateLimit": {"enabled": False}}})
+    for api in make_api(off, database_url(backend, off)):
+        register_admin(api.client)
+        for _ in range(12):
+            r = api.post("/admin/api/login", {"email": ADMIN_EMAIL, "password": "Wrong-pass1"})
+            assert r.status_code == 400 and "x-ratelimit-limit" not in r.headers
+
+    from folio.errors import ConfigError
+
+    bad = make_admin_app(tmp_path, "bad", config={"admin": {"rateLimit": {"max": 0}}})
+    with pytest.raises(ConfigError, match=r"rateLimit\.max"):
+        build_asgi(load_app(bad, database_url("sqlite", bad)))

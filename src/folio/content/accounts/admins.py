@@ -24,6 +24,7 @@ import orjson
 
 from folio.auth.mail import Mailer
 from folio.auth.passwords import hash_password, verify_password
+from folio.auth.settings import RateLimit, parse_duration
 from folio.config import Settings
 from folio.content.documents import DocumentService
 from folio.content.sql.admins import AdminStatements, UsageStatements
@@ -84,6 +85,43 @@ class AdminSession:
     @property
     def expires_iso(self) -> str:
         return format_datetime(datetime.fromtimestamp(self.expires_at, UTC))
+
+
+def admin_rate_limit(settings: Settings, default: RateLimit) -> RateLimit:
+    """The sign-in limits of the admin panel: `config/admin.json` `rateLimit` as the
+    reference writes it (`{"enabled", "interval": {"min": 5} or milliseconds, "max"}`),
+    else those of the content API's sign-in (`users-permissions` `ratelimit`)."""
+    admin = settings.raw.get("admin", {})
+    raw = admin.get("rateLimit") if isinstance(admin, dict) else None
+    if raw is None:
+        return default
+    if not isinstance(raw, dict):
+        raise ConfigError("config/admin: rateLimit must be an object")
+    out = RateLimit(max_entries=default.max_entries)
+    enabled = raw.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ConfigError("config/admin: rateLimit.enabled must be true or false")
+    out.enabled = enabled
+    interval = raw.get("interval")
+    if isinstance(interval, dict):
+        units = {"ms": 0.001, "sec": 1, "min": 60, "hour": 3600}
+        seconds = 0.0
+        for unit, value in interval.items():
+            if unit not in units or isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(
+                    "config/admin: rateLimit.interval takes numbers of ms, sec, min or hour"
+                )
+            seconds += float(value) * units[unit]
+        out.interval = parse_duration(seconds, "config/admin: rateLimit.interval")
+    elif interval is not None:
+        if isinstance(interval, bool) or not isinstance(interval, int | float):
+            raise ConfigError("config/admin: rateLimit.interval must be milliseconds or {min: N}")
+        out.interval = parse_duration(float(interval) / 1000, "config/admin: rateLimit.interval")
+    limit = raw.get("max", out.max)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ConfigError("config/admin: rateLimit.max must be a positive whole number")
+    out.max = limit
+    return out
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from folio.content.accounts.admins import AdminSession, AdminUser
+from folio.auth.ratelimit import limiter_for
+from folio.content.accounts.admins import AdminSession, AdminUser, admin_rate_limit
 from folio.errors import FolioError, RateLimitError, UnauthorizedError, ValidationError
 from folio.http.admin.session import AdminAuth
 from folio.http.responses import error_response, json_response
@@ -49,7 +50,9 @@ class AccountEndpoints:
         self.folio = folio
         self.auth = auth
         self.admins = folio.admins
-        self.limiter = folio.rate_limiter
+        # config/admin.json rateLimit, else the content API's sign-in limits
+        limits = admin_rate_limit(folio.settings, folio.auth_settings.ratelimit)
+        self.limiter = limiter_for(limits)
 
     def routes(self) -> list[Route]:
         get, post = ["GET", "HEAD"], ["POST"]
