@@ -594,3 +594,33 @@ def test_the_admin_sign_in_limits_of_config_admin(backend: str, tmp_path: Path) 
     bad = make_admin_app(tmp_path, "bad", config={"admin": {"rateLimit": {"max": 0}}})
     with pytest.raises(ConfigError, match=r"rateLimit\.max"):
         build_asgi(load_app(bad, database_url("sqlite", bad)))
+
+
+def test_profile_changes_and_panel_settings(admin_api: AdminApi) -> None:
+    portal = admin_api.client.portal
+    assert portal is not None
+    admins = admin_api.folio.admins
+    other = {"email": "other@example.com", "password": "Other-pass1", "firstname": "O"}
+    portal.call(admins.create, other)
+    r = admin_api.put("/admin/api/users/me", {"email": "OTHER@example.com"})
+    assert r.status_code == 400
+    assert r.json()["error"]["details"]["errors"][0]["path"] == ["email"]
+    r = admin_api.put("/admin/api/users/me", {"email": "not an address"})
+    assert r.status_code == 400
+    r = admin_api.put("/admin/api/users/me", {"email": "New@Example.com", "firstname": " Ann "})
+    assert r.status_code == 200, r.text
+    assert (r.json()["data"]["email"], r.json()["data"]["firstname"]) == ("new@example.com", "Ann")
+    assert admin_api.put("/admin/api/users/me", {"firstname": ""}).status_code == 400
+    with admin_api.anonymous() as c:
+        login(c, "new@example.com")
+        assert c.get("/admin/api/users/me").json()["data"]["lastname"] is None
+
+    # the panel's settings per content type (kept as JSON)
+    assert portal.call(admins.get_setting, "list:api::article.article") is None
+    value = {"columns": ["id", "title"], "sort": "title:ASC", "pageSize": 20}
+    portal.call(admins.put_setting, "list:api::article.article", value)
+    portal.call(admins.put_setting, "list:api::tag.tag", [1, "two"])
+    assert portal.call(admins.get_setting, "list:api::article.article") == value
+    portal.call(admins.put_setting, "list:api::article.article", {**value, "pageSize": 50})
+    assert portal.call(admins.get_setting, "list:api::article.article")["pageSize"] == 50
+    assert portal.call(admins.get_setting, "list:api::tag.tag") == [1, "two"]
