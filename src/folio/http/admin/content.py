@@ -37,6 +37,7 @@ from folio.http.admin.cm_meta import (
     Metadata,
     default_config,
     edited_type,
+    edited_types,
     parse_config,
     searched,
     stored_config,
@@ -161,12 +162,16 @@ class ContentManager:
         return {k: v for k, v in data.items() if k not in SYSTEM_KEYS or k in ct.attributes}
 
     async def _load_configs(self) -> None:
+        """Each type's configured main field (read once, and again by /init)."""
         if self._configs_read:
             return
-        for ct in [c for c in self.registry.content_types.values() if c.uid.startswith("api::")]:
+        for ct in edited_types(self.registry):
             stored = await self._get_setting(SETTING_PREFIX + ct.uid)
-            if stored is not None:
-                self.main_fields[ct.uid] = stored_config(ct, stored).main_field
+            main = stored_config(ct, stored).main_field
+            if stored is not None and main != default_config(ct).main_field:
+                self.main_fields[ct.uid] = main
+            else:
+                self.main_fields.pop(ct.uid, None)
         self._configs_read = True
 
     async def _get_setting(self, key: str) -> Any:
@@ -252,6 +257,9 @@ class ContentManager:
 
     # ------------------------------------------------------------------ metadata
     async def init(self, request: Request, principal: Principal) -> Response:
+        # the main fields again (another process may have changed a configuration)
+        self._configs_read = False
+        await self._load_configs()
         data = self.meta.init(self.main_fields)
         data["locales"] = [
             {
