@@ -18,6 +18,13 @@ export function safeHref(url: string): string | null {
   return trimmed;
 }
 
+/** How many lists a pasted list sits in (a nested list's indentLevel), null for a list at the top. */
+function depthOf(dom: HTMLElement): number | null {
+  let depth = 0;
+  for (let el = dom.parentElement; el; el = el.parentElement) if (el.tagName === "UL" || el.tagName === "OL") depth++;
+  return depth || null;
+}
+
 function imageDOM(node: PMNode): DOMOutputSpec {
   const file = node.attrs.image as ImageFile;
   const attrs: Record<string, string> = {
@@ -38,7 +45,13 @@ export const schema = new Schema({
     paragraph: {
       group: "block",
       content: "inline*",
-      parseDOM: [{ tag: "p" }],
+      parseDOM: [
+        // pasted HTML often wraps the text of quotes and list items in paragraphs: their
+        // text belongs to the quote or item (both hold inline content in the format)
+        { tag: "blockquote > p", skip: true, priority: 60 },
+        { tag: "li > p", skip: true, priority: 60 },
+        { tag: "p" },
+      ],
       toDOM: () => ["p", 0],
     },
     heading: {
@@ -103,8 +116,8 @@ export const schema = new Schema({
       content: "(list_item | list)+",
       attrs: { format: { default: "unordered" }, indentLevel: { default: null } },
       parseDOM: [
-        { tag: "ul", attrs: { format: "unordered" } },
-        { tag: "ol", attrs: { format: "ordered" } },
+        { tag: "ul", getAttrs: (dom) => ({ format: "unordered", indentLevel: depthOf(dom as HTMLElement) }) },
+        { tag: "ol", getAttrs: (dom) => ({ format: "ordered", indentLevel: depthOf(dom as HTMLElement) }) },
       ],
       toDOM: (node) => [node.attrs.format === "ordered" ? "ol" : "ul", 0],
     },
