@@ -489,6 +489,37 @@ def test_locales_versions_and_shared_fields(admin_api: AdminApi) -> None:
     failed(admin_api.get(f"{ART}/{doc_id}?locale=de"), 404, "NotFoundError")
 
 
+def test_a_new_locale_filled_from_another_gets_its_own_components(admin_api: AdminApi) -> None:
+    en = create(
+        admin_api,
+        {
+            "title": "en",
+            "seo": {"metaTitle": "m"},
+            "links": [{"label": "a", "url": "/a"}],
+            "blocks": [{"__component": "shared.quote", "title": "q"}],
+        },
+    )
+    # the edit view posts what it read of the English version, component ids included
+    filled = {k: en[k] for k in ("seo", "links", "blocks")}
+    fr = ok(
+        admin_api.put(f"{ART}/{en['documentId']}?locale=fr", {"data": {**filled, "title": "fr"}})
+    )
+    fr_doc = fr["data"]
+    assert fr_doc["links"][0]["label"] == "a" and fr_doc["blocks"][0]["title"] == "q"
+    assert fr_doc["links"][0]["id"] != en["links"][0]["id"]
+    assert fr_doc["seo"]["id"] != en["seo"]["id"]
+    # the English version keeps its own
+    again = ok(admin_api.get(f"{ART}/{en['documentId']}?locale=en"))["data"]
+    assert again["links"] == en["links"] and again["seo"] == en["seo"]
+    # an existing version refuses another version's component ids, as the service does
+    error = failed(
+        admin_api.put(f"{ART}/{en['documentId']}?locale=fr", {"data": {"links": en["links"]}}),
+        400,
+        "ApplicationError",
+    )
+    assert "not related" in error["message"]
+
+
 def test_bulk_actions(admin_api: AdminApi) -> None:
     docs = [create(admin_api, {"title": f"B{i}"}) for i in range(3)]
     ids = [d["documentId"] for d in docs]

@@ -46,7 +46,7 @@ from folio.http.admin.session import principal
 from folio.http.responses import json_response
 from folio.http.rest.content import query_params, read_json
 from folio.schema.kinds import UID_RE
-from folio.schema.model import Attribute, ContentType, Schema
+from folio.schema.model import Attribute, ContentType, Registry, Schema
 
 if TYPE_CHECKING:
     from folio.app import Folio
@@ -365,6 +365,13 @@ class ContentManager:
         principal: Principal,
     ) -> dict[str, Any]:
         params = {"status": "draft", **({"locale": locale} if locale else {})}
+        if ct.localized and _has_components(ct, data):
+            # a new locale version filled from another locale: its components are new ones
+            found = await self.documents.find_one(
+                ct, document_id, {**params, "fields": ["locale"]}, principal
+            )
+            if found is None:
+                data = _without_component_ids(ct, data, self.registry)
         return await self.documents.update(ct, document_id, data, params, principal)
 
     async def delete(self, request: Request, principal: Principal) -> Response:
@@ -595,6 +602,44 @@ def _status(draft_updated: Any, published: dict[str, Any] | None) -> str:
     from folio.http.admin.cm_documents import status_of
 
     return status_of(draft_updated, published.get("updatedAt") if published else None)
+
+
+def _has_components(schema: Schema, data: dict[str, Any]) -> bool:
+    return any(
+        name in data and attr.type in ("component", "dynamiczone")
+        for name, attr in schema.attributes.items()
+    )
+
+
+def _without_component_ids(
+    schema: Schema, data: dict[str, Any], registry: Registry
+) -> dict[str, Any]:
+    """`data` with the `id` of its components and zone entries (at any depth) left out."""
+
+    def entry(comp: Schema | None, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        out = {k: v for k, v in value.items() if k != "id"}
+        return _without_component_ids(comp, out, registry) if comp is not None else out
+
+    out = dict(data)
+    for name, attr in schema.attributes.items():
+        if name not in out:
+            continue
+        value = out[name]
+        if attr.type == "component" and attr.component:
+            comp = registry.components.get(attr.component)
+            out[name] = (
+                [entry(comp, v) for v in value] if isinstance(value, list) else entry(comp, value)
+            )
+        elif attr.type == "dynamiczone" and isinstance(value, list):
+            out[name] = [entry(_zone_component(registry, v), v) for v in value]
+    return out
+
+
+def _zone_component(registry: Registry, value: Any) -> Schema | None:
+    uid = value.get("__component") if isinstance(value, dict) else None
+    return registry.components.get(uid) if isinstance(uid, str) else None
 
 
 def _missing_data() -> ValidationError:
