@@ -624,3 +624,28 @@ def test_profile_changes_and_panel_settings(admin_api: AdminApi) -> None:
     portal.call(admins.put_setting, "list:api::article.article", {**value, "pageSize": 50})
     assert portal.call(admins.get_setting, "list:api::article.article")["pageSize"] == 50
     assert portal.call(admins.get_setting, "list:api::tag.tag") == [1, "two"]
+
+
+def test_the_cli_asks_for_the_password_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = make_admin_app(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", database_url("sqlite", app))
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    answers = iter(["Typed-pass-1", "Typed-pass-2", "Typed-pass-1", "Typed-pass-1"])
+    monkeypatch.setattr("getpass.getpass", lambda prompt="": next(answers))
+    create = [
+        "admin",
+        "create",
+        "--app",
+        str(app),
+        "--email",
+        "tty@example.com",
+        "--firstname",
+        "T",
+    ]
+    assert main(create) == 1
+    assert "the two passwords differ" in capsys.readouterr().err
+    assert main(create) == 0
+    for api in make_api(app, database_url("sqlite", app)):
+        login(api.client, "tty@example.com", "Typed-pass-1")
