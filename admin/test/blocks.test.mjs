@@ -312,6 +312,14 @@ check("insert an image after the current block, or in place of an empty paragrap
   assert.deepEqual(toBlocks(e.apply(commands.insertImage(e, IMAGE)).doc), [{ type: "image", image: IMAGE, children: [t("")] }]);
 });
 
+check("Enter after ``` makes a code block", () => {
+  const blocks = [p(t("```ts"))];
+  const r = run(commands.codeFenceOnEnter, stateAt(blocks, { from: inBlock(blocks, 0, 5) }));
+  assert.ok(r.ok);
+  assert.deepEqual(r.blocks, [{ type: "code", language: "ts", children: [t("")] }]);
+  assert.equal(r.state.selection.$from.parent.type.name, "code_block");
+});
+
 // ---- the JSON widget's parse errors and marker ---------------------------------------------
 
 check("JSON: valid texts parse", () => {

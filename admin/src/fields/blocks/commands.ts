@@ -401,6 +401,21 @@ export const exitCodeOnTripleEnter: Command = (state, dispatch) => {
   return true;
 };
 
+/** Enter in a paragraph holding only ``` (and a language): the paragraph becomes a code block. */
+export const codeFenceOnEnter: Command = (state, dispatch) => {
+  const { $from, empty } = state.selection;
+  if (!empty || $from.parent.type !== nodes.paragraph) return false;
+  const match = /^```([\w+#-]*)$/.exec($from.parent.textContent);
+  if (!match || $from.parentOffset !== $from.parent.content.size) return false;
+  if (dispatch) {
+    const start = $from.before();
+    const tr = state.tr.replaceWith(start, $from.after(), nodes.code_block.create({ language: match[1] || "plaintext" }));
+    tr.setSelection(TextSelection.create(tr.doc, start + 1));
+    dispatch(tr.scrollIntoView());
+  }
+  return true;
+};
+
 /** Shift-Enter: a line break inside the block (a newline in its text, as the format keeps it). */
 export const softBreak: Command = (state, dispatch) => {
   const { $from } = state.selection;

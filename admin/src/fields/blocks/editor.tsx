@@ -20,6 +20,7 @@ import {
   applyLink,
   backspaceInItem,
   choiceOf,
+  codeFenceOnEnter,
   currentBlock,
   editLines,
   exitCodeOnTripleEnter,
@@ -161,7 +162,7 @@ function plugins(ctx: Context): Plugin[] {
       "Mod-Alt-6": heading(6),
       "Mod-Shift-7": setList("ordered"),
       "Mod-Shift-8": setList("unordered"),
-      Enter: chainCommands(exitEmptyItem, exitCodeOnTripleEnter),
+      Enter: chainCommands(exitEmptyItem, exitCodeOnTripleEnter, codeFenceOnEnter),
       "Shift-Enter": softBreak,
       Backspace: chainCommands(undoInputRule, backspaceInItem),
       Tab: tab,
@@ -516,7 +517,7 @@ export function BlocksEditor(props: FieldProps) {
         <p>
           Ctrl+B bold, Ctrl+I italic, Ctrl+U underline, Ctrl+Shift+S strikethrough, Ctrl+E inline code, Ctrl+K link; Ctrl+Alt+1 to 6
           headings, Ctrl+Alt+0 paragraph. Start a line with “# ” to “###### ” for a heading, “- ” or “1. ” for a list, “&gt; ” for a quote,
-          “```” and a space for code. In a list, Tab and Shift+Tab indent and outdent (Escape, then Tab, leaves the editor). Shift+Enter
+          “```” (and a language) then a space or Enter for code. In a list, Tab and Shift+Tab indent and outdent (Escape, then Tab, leaves the editor). Shift+Enter
           breaks the line; Enter on an empty item ends the list; in code, Ctrl+Enter or three Enters leave the block.
         </p>
       </details>
