@@ -151,40 +151,59 @@ export function useSortable<T>({ items, keyOf, labelOf, onReorder, disabled }: S
     return best;
   };
 
+  // the pointer is followed on the window: the dragged item moves in the document, which
+  // would end a pointer capture on its handle
+  const latest = useRef({ lift, keys, total, targetIndex, drop, cancel, nameOf });
+  latest.current = { lift, keys, total, targetIndex, drop, cancel, nameOf };
+  const follow = useRef<{ move(e: PointerEvent): void; up(e: PointerEvent): void; stop(): void } | null>(null);
+  if (follow.current === null) {
+    const stop = () => {
+      window.removeEventListener("pointermove", f.move, true);
+      window.removeEventListener("pointerup", f.up, true);
+      window.removeEventListener("pointercancel", f.up, true);
+    };
+    const f = {
+      move(e: PointerEvent) {
+        const p = pointer.current;
+        if (!p || p.id !== e.pointerId) return;
+        const l = latest.current;
+        if (!p.started) {
+          if (Math.abs(e.clientX - p.x) + Math.abs(e.clientY - p.y) < 5) return;
+          p.started = true;
+          const from = l.keys.indexOf(p.key);
+          setLift({ key: p.key, from, to: from, mode: "pointer" });
+          setMessage(`${l.nameOf(p.key)} lifted, position ${from + 1} of ${l.total}.`);
+          return;
+        }
+        e.preventDefault();
+        const to = l.targetIndex(e.clientX, e.clientY);
+        if (to >= 0) setLift((x) => (x && x.to !== to ? { ...x, to } : x));
+      },
+      up(e: PointerEvent) {
+        const p = pointer.current;
+        if (!p || p.id !== e.pointerId) return;
+        pointer.current = null;
+        stop();
+        const l = latest.current;
+        if (p.started && l.lift) {
+          if (e.type === "pointercancel") l.cancel(l.lift);
+          else l.drop(l.lift);
+        }
+      },
+      stop,
+    };
+    follow.current = f;
+  }
+  useEffect(() => () => follow.current?.stop(), []);
+
   const onPointerDown = (key: string) => (event: JSX.TargetedPointerEvent<HTMLButtonElement>) => {
     if (disabled || event.button !== 0 || lift) return;
     pointer.current = { id: event.pointerId, x: event.clientX, y: event.clientY, key, started: false };
-    try {
-      event.currentTarget.setPointerCapture(event.pointerId);
-    } catch {
-      /* a synthetic pointer cannot be captured */
-    }
-  };
-  const onPointerMove = (event: JSX.TargetedPointerEvent<HTMLButtonElement>) => {
-    const p = pointer.current;
-    if (!p || p.id !== event.pointerId) return;
-    if (!p.started) {
-      if (Math.abs(event.clientX - p.x) + Math.abs(event.clientY - p.y) < 5) return;
-      p.started = true;
-      const from = keys.indexOf(p.key);
-      setLift({ key: p.key, from, to: from, mode: "pointer" });
-      setMessage(`${nameOf(p.key)} lifted, position ${from + 1} of ${total}.`);
-      return;
-    }
-    event.preventDefault();
-    const to = targetIndex(event.clientX, event.clientY);
-    if (to >= 0) setLift((l) => (l && l.to !== to ? { ...l, to } : l));
-  };
-  const onPointerUp = (event: JSX.TargetedPointerEvent<HTMLButtonElement>) => {
-    const p = pointer.current;
-    if (!p || p.id !== event.pointerId) return;
-    pointer.current = null;
-    if (p.started && lift) drop(lift);
-  };
-  const onPointerCancel = () => {
-    const p = pointer.current;
-    pointer.current = null;
-    if (p?.started && lift) cancel(lift);
+    const f = follow.current!;
+    f.stop();
+    window.addEventListener("pointermove", f.move, true);
+    window.addEventListener("pointerup", f.up, true);
+    window.addEventListener("pointercancel", f.up, true);
   };
 
   // Escape while dragging with the pointer cancels
@@ -194,6 +213,7 @@ export function useSortable<T>({ items, keyOf, labelOf, onReorder, disabled }: S
       if (e.key === "Escape") {
         e.preventDefault();
         pointer.current = null;
+        follow.current?.stop();
         cancel(lift);
       }
     };
@@ -222,9 +242,6 @@ export function useSortable<T>({ items, keyOf, labelOf, onReorder, disabled }: S
       "aria-roledescription": "drag handle",
       onKeyDown: onKeyDown(key),
       onPointerDown: onPointerDown(key),
-      onPointerMove,
-      onPointerUp,
-      onPointerCancel,
       onBlur: () => {
         if (lift && lift.key === key && lift.mode === "keyboard" && refocus.current !== key) {
           // focus went elsewhere (a click outside): keep the item where it was
