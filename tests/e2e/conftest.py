@@ -203,10 +203,11 @@ def make_app(target: Path) -> Path:
     localized = {"i18n": {"localized": True}}
     schema["attributes"]["subtitle"] = {
         "type": "string",
+        "minLength": 5,
         "maxLength": 20,
         "pluginOptions": localized,
     }
-    schema["attributes"]["code"] = {
+    schema["attributes"]["productCode"] = {
         "type": "string",
         "regex": "^[A-Z]{3}-[0-9]+$",
         "pluginOptions": localized,
@@ -441,6 +442,9 @@ def signed_in_page(
 # ---------------------------------------------------------------------- axe-core
 
 _AXE_SOURCE: list[str] = []
+# FOLIO_E2E_AXE=warn: violations are printed rather than failing the test (to see what else
+# fails while a page is being fixed; never in CI)
+AXE_WARN_ONLY = os.environ.get("FOLIO_E2E_AXE") == "warn" and not REQUIRED
 SEVERE = ("serious", "critical")
 
 
@@ -462,13 +466,17 @@ def axe(page: Any, what: str = "") -> None:
         }"""
     )
     severe = [v for v in result if v["impact"] in SEVERE]
-    if severe:
-        lines = []
-        for v in severe:
-            lines.append(f"{v['id']} ({v['impact']}): {v['help']}")
-            lines.extend(f"    {n}" for n in v["nodes"][:8])
-        where = what or page.url
-        pytest.fail(f"axe-core: serious/critical violations on {where}:\n" + "\n".join(lines))
+    if not severe:
+        return
+    lines = []
+    for v in severe:
+        lines.append(f"{v['id']} ({v['impact']}): {v['help']}")
+        lines.extend(f"    {n}" for n in v["nodes"][:8])
+    report = f"axe-core: serious/critical violations on {what or page.url}:\n" + "\n".join(lines)
+    if AXE_WARN_ONLY:
+        print(report)
+    else:
+        pytest.fail(report)
 
 
 def wait_until(predicate: Any, seconds: float = 10) -> None:

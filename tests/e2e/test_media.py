@@ -46,7 +46,9 @@ def test_upload_edit_and_delete_files(signed_in_page: Page, server: Server) -> N
     axe(page, "media library, list")
     page.get_by_role("button", name=rx("grid view")).click()
 
-    page.get_by_role("button", name=rx("^cat\\.png: details")).first.click()
+    page.get_by_role(
+        "button", name=rx("^cat\\.png.*details", "details of cat\\.png", "^edit cat\\.png")
+    ).first.click()
     details = dialog(page)
     expect(details).to_be_visible()
     axe(page, "file details")
@@ -61,7 +63,9 @@ def test_upload_edit_and_delete_files(signed_in_page: Page, server: Server) -> N
         details.get_by_role("button", name=rx("close", "cancel", exact=True)).first.click()
     expect(details).to_be_hidden()
 
-    page.get_by_role("button", name=rx("^kitty\\.png: details")).first.click()
+    page.get_by_role(
+        "button", name=rx("^kitty\\.png.*details", "details of kitty\\.png", "^edit kitty\\.png")
+    ).first.click()
     details = dialog(page)
     details.get_by_role("button", name=rx("delete", exact=True)).click()
     confirmation = page.get_by_role("alertdialog").or_(
