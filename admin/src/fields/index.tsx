@@ -2,9 +2,11 @@
 // (inside components and zones) render through the same registry (render.tsx).
 import type { FunctionComponent } from "preact";
 import type { Widget } from "../meta";
+import { BlocksField } from "./blocks";
 import { ComponentField } from "./component";
 import { MediaField } from "./media";
 import { DateField, DateTimeField, TimeField } from "./datetime";
+import { JsonField } from "./json";
 import { NumberField } from "./number";
 import { RelationField } from "./relation";
 import { RichTextField } from "./richtext";
@@ -33,6 +35,8 @@ export const WIDGETS: Partial<Record<Widget, FunctionComponent<FieldProps>>> = {
   dynamiczone: ZoneField,
   relation: RelationField,
   media: MediaField,
+  blocks: BlocksField,
+  json: JsonField,
 };
 
 export type { FieldProps } from "./types";

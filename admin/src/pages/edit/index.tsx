@@ -7,6 +7,10 @@ import type { EditViewProps } from "./view";
 // the lazily loaded widgets' styles ride with the panel's stylesheet (the page links only it)
 import "../../styles/relation.css";
 import "../../styles/media.css";
+import "prosemirror-view/style/prosemirror.css";
+import "prosemirror-gapcursor/style/gapcursor.css";
+import "../../fields/blocks/blocks.css";
+import "../../fields/json/json.css";
 import "./edit.css";
 
 let loaded: FunctionComponent<EditViewProps> | null = null;

@@ -10,6 +10,7 @@ import { Button, ConfirmDialog, ErrorState, PageHeader, Spinner, StatusBadge, no
 import { formatDateTime } from "../../ui/format";
 import { Fields } from "../../fields/render";
 import { fieldId } from "../../fields/render";
+import { findInvalidJson, isInvalidJson } from "../../fields/json-marker";
 import { deepEqual, FormContext, setIn, type FormApi } from "../../fields/form";
 import { emptyValues, fillFrom, newLocaleValues, normalizeValues, writeValues, type Values } from "./data";
 import { ErrorSummary } from "./summary";
@@ -37,6 +38,21 @@ interface DocState {
 interface ReadAnswer {
   data: Values;
   meta?: { availableLocales?: LocaleVersion[] };
+}
+
+/** Every locale version of a read document: the others the server lists, and its own. */
+function versionsOf(res: ReadAnswer): LocaleVersion[] {
+  const list = (res.meta?.availableLocales ?? []).slice();
+  const own = res.data.locale;
+  if (typeof own === "string" && !list.some((l) => l.locale === own)) {
+    list.push({
+      locale: own,
+      documentId: res.data.documentId as string | undefined,
+      status: (res.data.status as string | undefined) ?? null,
+      updatedAt: (res.data.updatedAt as string | undefined) ?? null,
+    });
+  }
+  return list;
 }
 
 type Confirm = null | "discard" | "delete" | "unpublish";
@@ -177,7 +193,7 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
       try {
         const res = await read(locale);
         if (!alive) return;
-        show(res.data, res.meta?.availableLocales ?? [], null);
+        show(res.data, versionsOf(res), null);
         setPhase({ kind: "ready" });
       } catch (e) {
         if (!alive) return;
@@ -212,7 +228,7 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
           exists: false,
           status: null,
           updatedAt: null,
-          locales: other?.meta?.availableLocales ?? [],
+          locales: other ? versionsOf(other) : [],
         });
         setPhase({ kind: "ready" });
       }
@@ -260,8 +276,20 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
     return false;
   };
 
+  /** A JSON field whose text is not JSON stops a write: its error is shown instead. */
+  const invalid = (): boolean => {
+    const at = findInvalidJson(values);
+    if (!at) return false;
+    let v: unknown = values;
+    for (const p of at) v = (v as Record<string, unknown>)[p];
+    const message = isInvalidJson(v) ? `Not valid JSON: ${v.message}` : "Not valid JSON";
+    setErrors(new Map([[at.join("."), message]]));
+    setFocusSummary((n) => n + 1);
+    return true;
+  };
+
   const run = async (name: string, action: () => Promise<void>) => {
-    if (busy) return;
+    if (busy || invalid()) return;
     setBusy(name);
     try {
       await action();
