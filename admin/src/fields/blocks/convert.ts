@@ -211,13 +211,15 @@ function inlineNodes(parent: PMNode | Fragment): InlineNode[] {
 }
 
 function listBlock(node: PMNode): ListBlock {
-  const out: ListBlock = { type: "list", format: node.attrs.format === "ordered" ? "ordered" : "unordered", children: [] };
-  if (typeof node.attrs.indentLevel === "number") out.indentLevel = node.attrs.indentLevel;
+  const children: ListBlock["children"] = [];
   node.forEach((child) => {
-    if (child.type === schema.nodes.list) out.children.push(listBlock(child));
-    else out.children.push({ type: "list-item", children: inlineNodes(child) });
+    if (child.type === schema.nodes.list) children.push(listBlock(child));
+    else children.push({ type: "list-item", children: inlineNodes(child) });
   });
-  return out;
+  const format: ListFormat = node.attrs.format === "ordered" ? "ordered" : "unordered";
+  return typeof node.attrs.indentLevel === "number"
+    ? { type: "list", format, indentLevel: node.attrs.indentLevel, children }
+    : { type: "list", format, children };
 }
 
 function block(node: PMNode): Block {
@@ -227,9 +229,8 @@ function block(node: PMNode): Block {
     case "quote":
       return { type: "quote", children: inlineNodes(node) };
     case "code_block": {
-      const out: CodeBlock = { type: "code", children: [{ type: "text", text: node.textContent }] };
-      if (typeof node.attrs.language === "string") out.language = node.attrs.language;
-      return out;
+      const children: CodeBlock["children"] = [{ type: "text", text: node.textContent }];
+      return typeof node.attrs.language === "string" ? { type: "code", language: node.attrs.language, children } : { type: "code", children };
     }
     case "image":
       return { type: "image", image: node.attrs.image as ImageFile, children: [{ type: "text", text: "" }] };
