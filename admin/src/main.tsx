@@ -37,25 +37,31 @@ function App() {
 
   const load = useCallback(async () => {
     try {
-      const init = await api.get<{ data: Init }>("/init");
-      appName = init.data.appName;
-      if (!init.data.hasAdmin) {
+      // the three reads go together (one round trip instead of three); the models' answer
+      // is a 401 when nobody is signed in, and is then not needed
+      const [init, session, models] = await Promise.allSettled([
+        api.get<{ data: Init }>("/init"),
+        api.get<{ data: { user: AdminUser; csrfToken: string } }>("/session"),
+        api.get<{ data: Meta }>("/content-manager/init"),
+      ]);
+      if (init.status === "rejected") throw init.reason;
+      appName = init.value.data.appName;
+      if (!init.value.data.hasAdmin) {
         setState({ kind: "signed-out", hasAdmin: false, appName });
         return;
       }
-      let user: AdminUser;
-      try {
-        const s = await api.get<{ data: { user: AdminUser; csrfToken: string } }>("/session");
-        setCsrfToken(s.data.csrfToken);
-        user = s.data.user;
-      } catch (e) {
+      if (session.status === "rejected") {
+        const e = session.reason;
         if (e instanceof ApiError && e.status === 401) {
           setState({ kind: "signed-out", hasAdmin: true, appName });
           return;
         }
         throw e;
       }
-      const meta = await api.get<{ data: Meta }>("/content-manager/init");
+      setCsrfToken(session.value.data.csrfToken);
+      const user = session.value.data.user;
+      // signed in meanwhile (the models were asked before the session was known)
+      const meta = models.status === "fulfilled" ? models.value : await api.get<{ data: Meta }>("/content-manager/init");
       setState({ kind: "signed-in", user, meta: meta.data });
     } catch (e) {
       setState({ kind: "failed", message: describeError(e) });

@@ -1,8 +1,10 @@
 // The home page: a greeting and the way to every content type of the app.
-import { useMeta, type ContentTypeMeta } from "../meta";
+import { useEffect, useState } from "preact/hooks";
+import { api, describeError } from "../api";
+import { useMeta, type ContentTypeMeta, type Meta } from "../meta";
 import { Link } from "../router";
 import { useSession } from "../session";
-import { PageHeader, useDocumentTitle } from "../ui";
+import { PageHeader, Spinner, StatusBadge, formatDateTime, relativeTime, useDocumentTitle } from "../ui";
 
 function typeLink(ct: ContentTypeMeta): string {
   return ct.kind === "singleType" ? `/content-manager/single-types/${ct.uid}` : `/content-manager/collection-types/${ct.uid}`;
@@ -36,6 +38,79 @@ function TypeList({ title, id, types }: { title: string; id: string; types: Cont
   );
 }
 
+interface Recent {
+  ct: ContentTypeMeta;
+  documentId: string;
+  locale: string | null;
+  label: string;
+  status: string | null;
+  updatedAt: string;
+}
+
+const RECENT_TYPES = 8;
+const RECENT_SHOWN = 8;
+
+/** The last edited entries across the collection types (a few per type, merged). */
+function LastEdited({ meta }: { meta: Meta }) {
+  const [items, setItems] = useState<Recent[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    const types = meta.contentTypes.filter((ct) => ct.kind === "collectionType").slice(0, RECENT_TYPES);
+    Promise.all(
+      types.map((ct) =>
+        api
+          .get<{ data: Record<string, unknown>[] }>(`/content-manager/collection-types/${ct.uid}`, { sort: "updatedAt:DESC", pageSize: 5 })
+          .then((res) =>
+            res.data.map((row) => {
+              const main = row[ct.mainField];
+              return {
+                ct,
+                documentId: String(row.documentId),
+                locale: (row.locale as string | null) ?? null,
+                label: main === null || main === undefined || main === "" ? String(row.documentId) : String(main),
+                status: ct.draftAndPublish ? ((row.status as string) ?? null) : null,
+                updatedAt: String(row.updatedAt),
+              };
+            }),
+          ),
+      ),
+    )
+      .then((lists) => setItems(lists.flat().sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1)).slice(0, RECENT_SHOWN)))
+      .catch((e: unknown) => setError(describeError(e)));
+  }, [meta]);
+  if (error) return <p class="muted">The last edited entries could not be read: {error}</p>;
+  if (!items) return <Spinner label="Loading the last edited entries" />;
+  if (items.length === 0) return <p class="muted">No entry yet.</p>;
+  return (
+    <table class="table recent-table">
+      <thead>
+        <tr>
+          <th scope="col">Entry</th>
+          <th scope="col">Type</th>
+          <th scope="col">Updated</th>
+          <th scope="col">Status</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((r) => (
+          <tr key={`${r.ct.uid}/${r.documentId}/${r.locale}`}>
+            <td>
+              <Link to={`/content-manager/collection-types/${r.ct.uid}/${r.documentId}${r.locale ? `?locale=${encodeURIComponent(r.locale)}` : ""}`}>{r.label}</Link>
+            </td>
+            <td>{r.ct.displayName}</td>
+            <td>
+              <time dateTime={r.updatedAt} title={formatDateTime(r.updatedAt)}>
+                {relativeTime(r.updatedAt)}
+              </time>
+            </td>
+            <td>{r.status ? <StatusBadge status={r.status} /> : null}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function HomePage() {
   const meta = useMeta();
   const { user } = useSession();
@@ -49,6 +124,14 @@ export function HomePage() {
         title={`Hello ${user.firstname || user.email}`}
         subtitle="Welcome to your administration panel. Choose what to edit."
       />
+      {collections.length > 0 && (
+        <section class="panel" aria-labelledby="home-recent">
+          <h2 class="panel-title" id="home-recent">
+            Last edited entries
+          </h2>
+          <LastEdited meta={meta} />
+        </section>
+      )}
       <TypeList title="Collection types" id="home-collections" types={collections} />
       <TypeList title="Single types" id="home-singles" types={singles} />
       {meta.contentTypes.length === 0 && (
