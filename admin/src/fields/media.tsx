@@ -214,6 +214,7 @@ export function MediaField(props: FieldProps) {
           multiple={multiple}
           allowedTypes={allowed}
           title={label}
+          taken={files.map((f) => f.id)}
           onClose={() => setPicking(false)}
           onSelect={(chosen) => {
             setPicking(false);

@@ -116,7 +116,15 @@ export function RelationField(props: FieldProps) {
     items: connected,
     keyOf: (t) => `${t.documentId}:${t.locale ?? ""}`,
     labelOf,
-    onReorder: set,
+    onReorder: (next) => {
+      // an entry moved past the entries shown stays shown
+      let last = -1;
+      next.forEach((t, i) => {
+        if (connected[i] !== t) last = i;
+      });
+      if (last >= shown) setShown(last + 1);
+      set(next);
+    },
     disabled: disabled || !list,
   });
 

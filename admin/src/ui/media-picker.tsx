@@ -28,13 +28,15 @@ export interface MediaPickerProps {
   /** what the dialog is for, e.g. the field's name */
   title?: string;
   onClose(): void;
+  /** ids of the files the field holds already (shown as such, not chosen again) */
+  taken?: number[];
   /** the chosen files, in the order they were chosen */
   onSelect(files: FileObject[]): void;
 }
 
 const PAGE_SIZE = 12;
 
-export function MediaPicker({ multiple, allowedTypes, title, onClose, onSelect }: MediaPickerProps) {
+export function MediaPicker({ multiple, allowedTypes, title, taken = [], onClose, onSelect }: MediaPickerProps) {
   const kinds = allowedKinds(allowedTypes);
   const [q, setQ] = useState("");
   const [query, setQuery] = useState("");
@@ -222,7 +224,8 @@ export function MediaPicker({ multiple, allowedTypes, title, onClose, onSelect }
         {list && list.data.length > 0 && (
           <ul class="rm-grid" aria-label="Files" aria-busy={loading}>
             {list.data.map((f) => {
-              const on = isChosen(f);
+              const already = multiple && taken.includes(f.id);
+              const on = already || isChosen(f);
               const inputId = `${uploadId}-f${f.id}`;
               return (
                 <li key={f.id} class={`rm-card${on ? " rm-card-on" : ""}`}>
@@ -232,6 +235,7 @@ export function MediaPicker({ multiple, allowedTypes, title, onClose, onSelect }
                     type={multiple ? "checkbox" : "radio"}
                     name={multiple ? undefined : `${uploadId}-choice`}
                     checked={on}
+                    disabled={already}
                     onChange={() => toggle(f)}
                   />
                   <label for={inputId} class="rm-card-label">
@@ -241,6 +245,7 @@ export function MediaPicker({ multiple, allowedTypes, title, onClose, onSelect }
                       {KIND_LABELS[kindOf(f.mime)]} · {f.width && f.height ? `${f.width}×${f.height} · ` : ""}
                       {formatSize(f.size)}
                     </span>
+                    {already && <span class="rm-card-meta">{title ? `Already in ${title}` : "Already chosen"}</span>}
                   </label>
                 </li>
               );

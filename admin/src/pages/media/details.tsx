@@ -298,7 +298,6 @@ export function FileDetails({
                       max={100}
                       step={0.1}
                       value={focal ? focal.x : ""}
-                      placeholder="50"
                       onInput={(e) => setAxis("x", e.currentTarget.value)}
                     />
                   </span>
@@ -311,7 +310,6 @@ export function FileDetails({
                       max={100}
                       step={0.1}
                       value={focal ? focal.y : ""}
-                      placeholder="50"
                       onInput={(e) => setAxis("y", e.currentTarget.value)}
                     />
                   </span>
