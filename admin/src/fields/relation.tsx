@@ -275,7 +275,15 @@ export function RelationField(props: FieldProps) {
         <span class="rel-combo-caret" aria-hidden="true">
           ▾
         </span>
-        <ul id={listboxId} role="listbox" aria-label="Search results" class="rel-options" hidden={!open}>
+        <ul
+          id={listboxId}
+          role="listbox"
+          aria-label="Search results"
+          class="rel-options"
+          hidden={!open}
+          // a press on the list (its scroll bar) keeps the focus in the combobox
+          onMouseDown={(e) => e.preventDefault()}
+        >
           {open && loading && options.length === 0 && (
             <li class="rel-option-note" role="presentation">
               Searching…
