@@ -74,6 +74,8 @@ export function Dialog({ title, onClose, children, footer, description, size = "
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key !== "Tab") return;
     const dialog = ref.current!;
+    // a dialog opened from this one (rendered inside it) keeps its own Tab order
+    if ((event.target as Element).closest("dialog") !== dialog) return;
     const items = focusables(dialog);
     if (items.length === 0) {
       event.preventDefault();

@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import type { ContentTypeMeta } from "../../meta";
 import { Button, Popover, formatDate, formatDateTime } from "../../ui";
-import { fieldOf, filterableFields, operatorLabel, operatorsFor, type Filter, type ListField } from "./model";
+import { STATUS_CHOICES, STATUS_FIELD, fieldOf, filterableFields, operatorLabel, operatorsFor, type Filter, type ListField } from "./model";
 
 /** A datetime-local value ("2024-05-01T10:30") as an ISO instant, and back. */
 function toInstant(local: string): string {
@@ -14,6 +14,7 @@ function toInstant(local: string): string {
 function defaultValue(field: ListField): string {
   if (field.kind === "boolean") return "true";
   if (field.kind === "enumeration") return field.enum?.[0] ?? "";
+  if (field.kind === "status") return STATUS_CHOICES[0].value;
   return "";
 }
 
@@ -33,6 +34,16 @@ function ValueInput({ field, value, onChange }: { field: ListField; value: strin
           {(field.enum ?? []).map((v) => (
             <option key={v} value={v}>
               {v}
+            </option>
+          ))}
+        </select>
+      );
+    case "status":
+      return (
+        <select id="filter-value" class="select" value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+          {STATUS_CHOICES.map((c) => (
+            <option key={c.value} value={c.value}>
+              {c.label}
             </option>
           ))}
         </select>
@@ -149,6 +160,7 @@ export function FiltersButton({ ct, onAdd }: { ct: ContentTypeMeta; onAdd(filter
 }
 
 export function describeFilter(ct: ContentTypeMeta, f: Filter): string {
+  if (f.field === STATUS_FIELD) return `Status is ${STATUS_CHOICES.find((c) => c.value === f.value)?.label ?? f.value}`;
   const field = fieldOf(ct, f.field);
   const op = operatorLabel(field.kind, f.op);
   if (f.op === "$null" || f.op === "$notNull") return `${field.label} ${op}`;
@@ -156,10 +168,33 @@ export function describeFilter(ct: ContentTypeMeta, f: Filter): string {
   return `${field.label} ${op} ${value}`;
 }
 
-export function FilterChips({ ct, filters, onRemove, onClear }: { ct: ContentTypeMeta; filters: Filter[]; onRemove(index: number): void; onClear(): void }) {
-  if (filters.length === 0) return null;
+export function FilterChips({
+  ct,
+  filters,
+  status,
+  onRemove,
+  onRemoveStatus,
+  onClear,
+}: {
+  ct: ContentTypeMeta;
+  filters: Filter[];
+  status: string | null;
+  onRemove(index: number): void;
+  onRemoveStatus(): void;
+  onClear(): void;
+}) {
+  if (filters.length === 0 && !status) return null;
+  const statusText = status ? `Status is ${STATUS_CHOICES.find((c) => c.value === status)?.label ?? status}` : null;
   return (
     <ul class="chips" aria-label="Active filters">
+      {statusText && (
+        <li class="chip">
+          <span>{statusText}</span>
+          <button type="button" class="chip-remove" aria-label={`Remove filter: ${statusText}`} title="Remove this filter" onClick={onRemoveStatus}>
+            <span aria-hidden="true">×</span>
+          </button>
+        </li>
+      )}
       {filters.map((f, i) => {
         const text = describeFilter(ct, f);
         return (
@@ -171,7 +206,7 @@ export function FilterChips({ ct, filters, onRemove, onClear }: { ct: ContentTyp
           </li>
         );
       })}
-      {filters.length > 1 && (
+      {filters.length + (status ? 1 : 0) > 1 && (
         <li>
           <button type="button" class="link-button" onClick={onClear}>
             Clear all filters

@@ -21,7 +21,7 @@ import {
   useDocumentTitle,
 } from "../../ui";
 import { FilterChips, FiltersButton } from "./filters";
-import { PAGE_SIZES, cachedConfig, fieldOf, listHref, loadConfig, parseQuery, toParams, type ListConfig, type ListQuery } from "./model";
+import { PAGE_SIZES, STATUS_FIELD, cachedConfig, fieldOf, listHref, loadConfig, parseQuery, toParams, type ListConfig, type ListQuery } from "./model";
 
 export interface Row {
   id: number;
@@ -118,7 +118,7 @@ function List({ ct, meta, search }: { ct: ContentTypeMeta; meta: Meta; search: U
   const allSelected = rows.length > 0 && rows.every((r) => selected.has(r.documentId));
   const someSelected = rows.some((r) => selected.has(r.documentId));
   const createHref = `/content-manager/collection-types/${uid}/create${locale ? `?locale=${encodeURIComponent(locale)}` : ""}`;
-  const filtered = query.q !== "" || query.filters.length > 0;
+  const filtered = query.q !== "" || query.filters.length > 0 || query.status !== null;
 
   const toggle = (id: string) =>
     setSelected((s) => {
@@ -194,7 +194,7 @@ function List({ ct, meta, search }: { ct: ContentTypeMeta; meta: Meta; search: U
             label={`Search ${ct.displayName}`}
             onSearch={(q) => go({ q, page: 1 })}
           />
-          <FiltersButton ct={ct} onAdd={(f) => go({ filters: [...query.filters, f], page: 1 })} />
+          <FiltersButton ct={ct} onAdd={(f) => go(f.field === STATUS_FIELD ? { status: f.value, page: 1 } : { filters: [...query.filters, f], page: 1 })} />
         </div>
         <div class="list-toolbar-end">
           {ct.localized && meta.locales.length > 0 && (
@@ -217,8 +217,10 @@ function List({ ct, meta, search }: { ct: ContentTypeMeta; meta: Meta; search: U
       <FilterChips
         ct={ct}
         filters={query.filters}
+        status={query.status}
         onRemove={(i) => go({ filters: query.filters.filter((_, j) => j !== i), page: 1 })}
-        onClear={() => go({ filters: [], page: 1 })}
+        onRemoveStatus={() => go({ status: null, page: 1 })}
+        onClear={() => go({ filters: [], status: null, page: 1 })}
       />
       {someSelected && (
         <div class="bulk-bar" role="region" aria-label="Bulk actions">
@@ -245,7 +247,7 @@ function List({ ct, meta, search }: { ct: ContentTypeMeta; meta: Meta; search: U
       ) : rows.length === 0 ? (
         <div class="table-wrap">
           {filtered ? (
-            <EmptyState title="No entry matches your search or filters" action={<Button variant="tertiary" onClick={() => go({ q: "", filters: [], page: 1 })}>Clear search and filters</Button>} />
+            <EmptyState title="No entry matches your search or filters" action={<Button variant="tertiary" onClick={() => go({ q: "", filters: [], status: null, page: 1 })}>Clear search and filters</Button>} />
           ) : (
             <EmptyState title="No content found" action={<LinkButton to={createHref} variant="secondary">Create new entry</LinkButton>}>
               <p>{ct.localized ? `No entry in this locale yet.` : `No entry yet.`}</p>

@@ -67,12 +67,21 @@ export function fieldOf(ct: ContentTypeMeta, name: string): ListField {
   return systemFields(ct).find((f) => f.name === name) ?? { name, label: humanize(name), kind: "string", sortable: true };
 }
 
+/** The pseudo-field of the status filter (the list's `publicationFilter`, not a REST filter). */
+export const STATUS_FIELD = "__status";
+export const STATUS_CHOICES: { value: string; label: string }[] = [
+  { value: "never_published", label: "Draft" },
+  { value: "unmodified", label: "Published" },
+  { value: "modified", label: "Modified" },
+];
+
 /** The fields the filters offer (text, numbers, dates, booleans, enumerations, and the system ones). */
 export function filterableFields(ct: ContentTypeMeta): ListField[] {
   const attrs = Object.entries(ct.attributes)
     .filter(([, a]) => operatorsFor(a.widget).length > 0 && a.widget !== "password" && !a.private)
     .map(([name, a]) => attrField(name, a));
-  return [...systemFields(ct).filter((f) => f.name !== "locale"), ...attrs];
+  const status: ListField[] = ct.draftAndPublish ? [{ name: STATUS_FIELD, label: "Status", kind: "status", sortable: false }] : [];
+  return [...systemFields(ct).filter((f) => f.name !== "locale"), ...status, ...attrs];
 }
 
 /** The main fields a type may use as its entries' title (as the server allows). */
@@ -124,6 +133,7 @@ export function operatorsFor(kind: string): Operator[] {
   if (TEMPORAL.has(kind)) return [...EQ, ...DATE_COMPARE, ...NULLS];
   if (kind === "boolean") return [{ op: "$eq", label: "is" }, ...NULLS];
   if (kind === "enumeration") return [...EQ, ...NULLS];
+  if (kind === "status") return [{ op: "$eq", label: "is" }];
   return [];
 }
 
@@ -146,6 +156,8 @@ export interface ListQuery {
   q: string;
   filters: Filter[];
   locale: string | null;
+  /** the status filter: never_published | unmodified | modified */
+  status: string | null;
 }
 
 const FILTER_KEY = /^filters\[\$and\]\[(\d+)\]\[([^\]]+)\]\[(\$[A-Za-z]+)\]$/;
@@ -166,6 +178,7 @@ export function parseQuery(search: URLSearchParams): ListQuery {
     q: search.get("_q") ?? "",
     filters: found.map(([, f]) => f),
     locale: search.get("locale") || null,
+    status: STATUS_CHOICES.some((c) => c.value === search.get("publicationFilter")) ? search.get("publicationFilter") : null,
   };
 }
 
@@ -177,6 +190,7 @@ export function toParams(q: ListQuery): URLSearchParams {
   if (q.sort) p.set("sort", q.sort);
   if (q.q) p.set("_q", q.q);
   q.filters.forEach((f, i) => p.set(`filters[$and][${i}][${f.field}][${f.op}]`, f.value));
+  if (q.status) p.set("publicationFilter", q.status);
   if (q.locale) p.set("locale", q.locale);
   return p;
 }
