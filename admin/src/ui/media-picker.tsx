@@ -140,11 +140,15 @@ export function MediaPicker({ multiple, allowedTypes, title, taken = [], onClose
       <div
         class="rm-picker"
         onDragOver={(e) => {
-          if (e.dataTransfer?.types.includes("Files")) e.preventDefault();
+          if (!e.dataTransfer?.types.includes("Files")) return;
+          e.preventDefault();
+          e.stopPropagation();
         }}
         onDrop={(e) => {
           if (!e.dataTransfer?.files.length) return;
+          // dropped here, not on the field or the page around the dialog
           e.preventDefault();
+          e.stopPropagation();
           void upload(Array.from(e.dataTransfer.files));
         }}
       >

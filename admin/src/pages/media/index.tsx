@@ -160,7 +160,8 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
   const toggleAll = () => setSelected(allOn ? new Set() : new Set(files.map((f) => f.id)));
   const total = list?.meta.pagination.total ?? 0;
 
-  const dropHandlers = {
+  // while a dialog is open, files dropped on it are not uploaded to the library
+  const dropHandlers = details || confirmBulk ? {} : {
     onDragEnter: (e: JSX.TargetedDragEvent<HTMLElement>) => {
       if (!e.dataTransfer?.types.includes("Files")) return;
       depth.current += 1;
