@@ -246,7 +246,11 @@ function List({ ct, meta, search }: { ct: ContentTypeMeta; meta: Meta; search: U
         <Spinner label={`Loading ${ct.displayName}`} />
       ) : rows.length === 0 ? (
         <div class="table-wrap">
-          {filtered ? (
+          {page.total > 0 ? (
+            <EmptyState title="No entry on this page" action={<LinkButton to={listHref(uid, { ...query, page: 1 })} variant="secondary">Go to the first page</LinkButton>}>
+              <p>{`There are ${entries(page.total)} on ${page.pageCount} ${page.pageCount === 1 ? "page" : "pages"}.`}</p>
+            </EmptyState>
+          ) : filtered ? (
             <EmptyState title="No entry matches your search or filters" action={<Button variant="tertiary" onClick={() => go({ q: "", filters: [], status: null, page: 1 })}>Clear search and filters</Button>} />
           ) : (
             <EmptyState title="No content found" action={<LinkButton to={createHref} variant="secondary">Create new entry</LinkButton>}>
@@ -375,9 +379,9 @@ function List({ ct, meta, search }: { ct: ContentTypeMeta; meta: Meta; search: U
               ))}
             </select>
           </div>
-          <p class="list-range">
-            {`${(page.page - 1) * page.pageSize + 1}–${Math.min(page.page * page.pageSize, page.total)} of ${page.total}`}
-          </p>
+          {rows.length > 0 && (
+            <p class="list-range">{`${(page.page - 1) * page.pageSize + 1}–${Math.min(page.page * page.pageSize, page.total)} of ${page.total}`}</p>
+          )}
           <Pagination page={page.page} pageCount={page.pageCount} hrefFor={(p) => listHref(uid, { ...query, page: p })} />
         </div>
       )}
