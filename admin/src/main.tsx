@@ -4,7 +4,7 @@ import { render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, ApiError, describeError, onSignedOut, setCsrfToken } from "./api";
 import { MetaContext, type Meta } from "./meta";
-import { match, navigate, useLocation } from "./router";
+import { match, mayLeave, navigate, useLocation } from "./router";
 import { SessionContext, type AdminUser, type Session } from "./session";
 import { Layout } from "./ui/layout";
 import { Notifications } from "./ui/notify";
@@ -120,6 +120,7 @@ function App() {
     user: state.user,
     setUser: (user) => setState((s) => (s.kind === "signed-in" ? { ...s, user } : s)),
     signOut: async () => {
+      if (!mayLeave()) return;
       try {
         await api.post("/logout");
       } finally {

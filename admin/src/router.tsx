@@ -33,6 +33,12 @@ function allowed(): boolean {
   return true;
 }
 
+/** Asks the blockers whether the page may be left (before an action that leaves it without
+ * a navigation, such as signing out). */
+export function mayLeave(): boolean {
+  return allowed();
+}
+
 /** Goes to `to` (a panel path such as "/content-manager/..." with its query, or a full /admin URL). */
 export function navigate(to: string, options: { replace?: boolean; force?: boolean } = {}): void {
   const url = to.startsWith(ROOT) ? to : `${ROOT}${to.startsWith("/") ? "" : "/"}${to}`;
