@@ -135,6 +135,9 @@ export function RelationField(props: FieldProps) {
       const params: Record<string, unknown> = { _q: q || undefined, page: p, pageSize: PAGE_SIZE };
       if (locale && (attr.targetLocalized ?? target?.localized)) params.locale = locale;
       const exclude = connected.map((t) => t.documentId);
+      // a document is not offered as its own parent, child or neighbour
+      const self = props.document.documentId;
+      if (attr.target === ct.uid && typeof self === "string" && self) exclude.push(self);
       if (exclude.length) params.exclude = exclude.join(",");
       const owner = ownerUid(meta, ct.uid, ct.attributes, props.path, props.document);
       const answer = await api.get<Page>(`/content-manager/relations/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`, params);
