@@ -202,9 +202,10 @@ KNOWN_KEYS: dict[str, dict[str, Table]] = {
             # the reference's version 4 option; entries are sent without relations
             "populateRelations": IGNORED,
         },
-        # the reference's cookie keys, public URL and update notices
+        # the server's public URL: the admin panel's links in mails, its Secure cookie
+        "url": READ,
+        # the reference's cookie keys and update notices
         "app": IGNORED,
-        "url": IGNORED,
         "logger": IGNORED,
     },
     # `connection` holds the connection's settings, or (the reference's form) a whole

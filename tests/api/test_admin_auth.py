@@ -169,12 +169,25 @@ def test_racing_first_administrators_against_two_server_processes(
         except urllib.error.HTTPError as e:
             return int(e.code)
 
-    with serving(app, env=env, args=["--workers", "2"]) as base:
+    log = tmp_path / "server.log"
+    with serving(app, log=log, env=env, args=["--workers", "2"]) as base:
         with ThreadPoolExecutor(max_workers=8) as pool:
             statuses = list(pool.map(lambda i: register(base, i), range(8)))
         with urllib.request.urlopen(base + "/admin/api/init", timeout=30) as r:
             assert json.loads(r.read())["data"]["hasAdmin"] is True
+        # a reset asked with a forged Host header mails a link to the server itself
+        winner = statuses.index(201)
+        forgot = urllib.request.Request(
+            base + "/admin/api/forgot-password",
+            data=json.dumps({"email": f"admin{winner}@example.com"}).encode(),
+            headers={"Content-Type": "application/json", "Host": "evil.example"},
+            method="POST",
+        )
+        with urllib.request.urlopen(forgot, timeout=30) as r:
+            assert r.status == 204
     assert sorted(statuses) == [201] + [403] * 7
+    links = re.findall(r"\S+/admin/auth/reset-password\?code=", log.read_text())
+    assert links == [f"{base}/admin/auth/reset-password?code="]
 
 
 # ---------------------------------------------------------------------- sign-in, CSRF
@@ -387,6 +400,7 @@ def test_a_forgotten_password_is_reset_through_the_mailed_link(admin_api: AdminA
         assert r.status_code == 204
         [(to, _, text)] = mailer.sent
         assert to == ADMIN_EMAIL
+        # the link is the server's own address (no server.url here)
         match = re.search(r"(http://testserver/admin/auth/reset-password)\?code=([\w-]+)", text)
         assert match, text
         code = match.group(2)

@@ -70,8 +70,20 @@ class AdminAuth:
         return self.always_secure or request.url.scheme == "https"
 
     def base_url(self, request: Request) -> str:
-        """The server's public address: `server.url`, else the request's own."""
-        return self.public_url or str(request.base_url).rstrip("/")
+        """The server's public address: `server.url` (config/server.json), else the
+        address the request reached (the socket's, never the Host header's: a password
+        reset asked with a forged Host would mail its victim a link to the forger's site)."""
+        if self.public_url:
+            return self.public_url
+        scheme = request.url.scheme
+        server = request.scope.get("server") or (self.folio.settings.host, None)
+        host, port = str(server[0]), server[1]
+        if host in ("0.0.0.0", "::", ""):
+            host = "localhost"
+        if ":" in host:
+            host = f"[{host}]"
+        default = {"http": 80, "https": 443}.get(scheme)
+        return f"{scheme}://{host}" + (f":{port}" if port and port != default else "")
 
     def set_cookie(self, response: Response, request: Request, session_id: str) -> None:
         response.set_cookie(
