@@ -170,184 +170,184 @@ export function FileDetails({
   return (
     <>
       <Modal
-      title={`Details of ${file.name}`}
-      onClose={onClose}
-      wide
-      footer={
-        <>
-          <button type="button" class="button button-danger" onClick={() => setConfirming(true)}>
-            Delete
-          </button>
-          <span class="rm-grow" />
-          <button type="button" class="button button-secondary" onClick={onClose}>
-            {dirty ? "Cancel" : "Close"}
-          </button>
-          <button type="submit" form={`${ids.name}-form`} class="button" disabled={saving || !dirty}>
-            {saving ? "Saving…" : "Save"}
-          </button>
-        </>
-      }
-    >
-      <div class="rm-details">
-        <div>
-          {image ? (
-            <>
-              <div class="rm-focal" onClick={pointAt} aria-describedby={ids.focalHint}>
-                <img src={`${file.url}${file.updatedAt ? `?v=${encodeURIComponent(file.updatedAt)}` : ""}`} alt={alt || file.name} />
-                {focal && <span class="rm-focal-dot" style={{ left: `${focal.x}%`, top: `${focal.y}%` }} />}
-              </div>
-              <p id={ids.focalHint} class="rm-hint">
-                Click on the image to set its focal point (the part kept when it is cropped), or type it below.
-              </p>
-            </>
-          ) : kind === "videos" ? (
-            <video src={file.url} controls preload="metadata" class="rm-thumb-large" aria-label={`Preview of ${file.name}`} />
-          ) : kind === "audios" ? (
-            <audio src={file.url} controls preload="metadata" aria-label={`Preview of ${file.name}`} />
-          ) : (
-            <FileThumb file={file} size="large" />
-          )}
-          <dl class="rm-facts">
-            <dt>Type</dt>
-            <dd>
-              {KIND_LABELS[kind]} ({file.mime}
-              {extensionOf(file) ? `, ${extensionOf(file)}` : ""})
-            </dd>
-            <dt>Size</dt>
-            <dd>{formatSize(file.size)}</dd>
-            {file.width && file.height ? (
-              <>
-                <dt>Dimensions</dt>
-                <dd>
-                  {file.width}×{file.height}
-                </dd>
-              </>
-            ) : null}
-            <dt>Uploaded</dt>
-            <dd>{formatDate(file.createdAt)}</dd>
-            <dt>Updated</dt>
-            <dd>{formatDate(file.updatedAt)}</dd>
-          </dl>
-          <div class="rm-form">
-            <div>
-              <label for={ids.url}>File URL</label>
-              <input id={ids.url} type="text" readOnly value={absoluteUrl(file.url)} onFocus={(e) => e.currentTarget.select()} />
-            </div>
-          </div>
-          <div class="rm-actions-row">
-            <button type="button" class="button button-secondary" onClick={() => void copy()}>
-              Copy link
+        title={`Details of ${file.name}`}
+        onClose={onClose}
+        wide
+        footer={
+          <>
+            <button type="button" class="button button-danger" onClick={() => setConfirming(true)}>
+              Delete
             </button>
-            <a class="button button-secondary" href={file.url} target="_blank" rel="noopener noreferrer">
-              Open the file
-            </a>
-            <input id={ids.replace} class="rm-file-input" type="file" onChange={onReplace} disabled={replacing} />
-            <label for={ids.replace} class="button button-secondary">
-              {replacing ? "Replacing…" : "Replace the file"}
-            </label>
+            <span class="rm-grow" />
+            <button type="button" class="button button-secondary" onClick={onClose}>
+              {dirty ? "Cancel" : "Close"}
+            </button>
+            <button type="submit" form={`${ids.name}-form`} class="button" disabled={saving || !dirty}>
+              {saving ? "Saving…" : "Save"}
+            </button>
+          </>
+        }
+      >
+        <div class="rm-details">
+          <div>
+            {image ? (
+              <>
+                <div class="rm-focal" onClick={pointAt} aria-describedby={ids.focalHint}>
+                  <img src={`${file.url}${file.updatedAt ? `?v=${encodeURIComponent(file.updatedAt)}` : ""}`} alt={alt || file.name} />
+                  {focal && <span class="rm-focal-dot" style={{ left: `${focal.x}%`, top: `${focal.y}%` }} />}
+                </div>
+                <p id={ids.focalHint} class="rm-hint">
+                  Click on the image to set its focal point (the part kept when it is cropped), or type it below.
+                </p>
+              </>
+            ) : kind === "videos" ? (
+              <video src={file.url} controls preload="metadata" class="rm-thumb-large" aria-label={`Preview of ${file.name}`} />
+            ) : kind === "audios" ? (
+              <audio src={file.url} controls preload="metadata" aria-label={`Preview of ${file.name}`} />
+            ) : (
+              <FileThumb file={file} size="large" />
+            )}
+            <dl class="rm-facts">
+              <dt>Type</dt>
+              <dd>
+                {KIND_LABELS[kind]} ({file.mime}
+                {extensionOf(file) ? `, ${extensionOf(file)}` : ""})
+              </dd>
+              <dt>Size</dt>
+              <dd>{formatSize(file.size)}</dd>
+              {file.width && file.height ? (
+                <>
+                  <dt>Dimensions</dt>
+                  <dd>
+                    {file.width}×{file.height}
+                  </dd>
+                </>
+              ) : null}
+              <dt>Uploaded</dt>
+              <dd>{formatDate(file.createdAt)}</dd>
+              <dt>Updated</dt>
+              <dd>{formatDate(file.updatedAt)}</dd>
+            </dl>
+            <div class="rm-form">
+              <div>
+                <label for={ids.url}>File URL</label>
+                <input id={ids.url} type="text" readOnly value={absoluteUrl(file.url)} onFocus={(e) => e.currentTarget.select()} />
+              </div>
+            </div>
+            <div class="rm-actions-row">
+              <button type="button" class="button button-secondary" onClick={() => void copy()}>
+                Copy link
+              </button>
+              <a class="button button-secondary" href={file.url} target="_blank" rel="noopener noreferrer">
+                Open the file
+              </a>
+              <input id={ids.replace} class="rm-file-input" type="file" onChange={onReplace} disabled={replacing} />
+              <label for={ids.replace} class="button button-secondary">
+                {replacing ? "Replacing…" : "Replace the file"}
+              </label>
+            </div>
+          </div>
+          <div>
+            <form id={`${ids.name}-form`} class="rm-form" onSubmit={(e) => void save(e)} noValidate>
+              <div>
+                <label for={ids.name}>File name</label>
+                <input
+                  id={ids.name}
+                  type="text"
+                  value={name}
+                  required
+                  aria-invalid={errors.has("name") ? true : undefined}
+                  aria-describedby={errors.has("name") ? `${ids.name}-error` : undefined}
+                  onInput={(e) => setName(e.currentTarget.value)}
+                />
+                {errors.has("name") && (
+                  <p id={`${ids.name}-error`} class="rm-error">
+                    {errors.get("name")}
+                  </p>
+                )}
+              </div>
+              <div>
+                <label for={ids.alt}>Alternative text</label>
+                <input
+                  id={ids.alt}
+                  type="text"
+                  value={alt}
+                  aria-describedby={`${ids.alt}-hint`}
+                  onInput={(e) => setAlt(e.currentTarget.value)}
+                />
+                <p id={`${ids.alt}-hint`} class="rm-hint">
+                  What the image shows, for people who cannot see it.
+                  {errors.has("alternativeText") && <span class="rm-error"> {errors.get("alternativeText")}</span>}
+                </p>
+              </div>
+              <div>
+                <label for={ids.caption}>Caption</label>
+                <textarea id={ids.caption} rows={3} value={caption} onInput={(e) => setCaption(e.currentTarget.value)} />
+                {errors.has("caption") && <p class="rm-error">{errors.get("caption")}</p>}
+              </div>
+              {image && (
+                <fieldset class="rm-xy-set">
+                  <legend>Focal point (percent of width and height)</legend>
+                  <div class="rm-xy">
+                    <span>
+                      <label for={ids.x}>Focal point X</label>
+                      <input
+                        id={ids.x}
+                        type="number"
+                        min={0}
+                        max={100}
+                        step={0.1}
+                        value={focal ? focal.x : ""}
+                        onInput={(e) => setAxis("x", e.currentTarget.value)}
+                      />
+                    </span>
+                    <span>
+                      <label for={ids.y}>Focal point Y</label>
+                      <input
+                        id={ids.y}
+                        type="number"
+                        min={0}
+                        max={100}
+                        step={0.1}
+                        value={focal ? focal.y : ""}
+                        onInput={(e) => setAxis("y", e.currentTarget.value)}
+                      />
+                    </span>
+                    <button type="button" class="button button-secondary" disabled={!focal} onClick={() => setFocal(null)}>
+                      Clear focal point
+                    </button>
+                  </div>
+                  {errors.has("focalPoint") && <p class="rm-error">{errors.get("focalPoint")}</p>}
+                </fieldset>
+              )}
+            </form>
+            <h3>Where it is used</h3>
+            {usageError ? (
+              <p class="rm-error" role="alert">
+                {usageError}
+              </p>
+            ) : usage === null ? (
+              <p class="rm-hint">Loading…</p>
+            ) : usage.length === 0 ? (
+              <p class="rm-hint">This file is not used by any entry.</p>
+            ) : (
+              <ul class="rm-usage" aria-label="Entries using this file">
+                {usage.map((u, i) => (
+                  <li key={i}>
+                    <Link to={editLink(u, meta)} onClick={() => onClose()}>
+                      {u.displayName ?? u.uid}: {u.label || u.documentId}
+                    </Link>{" "}
+                    <span class="rm-card-meta">
+                      ({u.field}
+                      {u.locale ? `, ${u.locale}` : ""})
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
           </div>
         </div>
-        <div>
-          <form id={`${ids.name}-form`} class="rm-form" onSubmit={(e) => void save(e)} noValidate>
-            <div>
-              <label for={ids.name}>File name</label>
-              <input
-                id={ids.name}
-                type="text"
-                value={name}
-                required
-                aria-invalid={errors.has("name") ? true : undefined}
-                aria-describedby={errors.has("name") ? `${ids.name}-error` : undefined}
-                onInput={(e) => setName(e.currentTarget.value)}
-              />
-              {errors.has("name") && (
-                <p id={`${ids.name}-error`} class="rm-error">
-                  {errors.get("name")}
-                </p>
-              )}
-            </div>
-            <div>
-              <label for={ids.alt}>Alternative text</label>
-              <input
-                id={ids.alt}
-                type="text"
-                value={alt}
-                aria-describedby={`${ids.alt}-hint`}
-                onInput={(e) => setAlt(e.currentTarget.value)}
-              />
-              <p id={`${ids.alt}-hint`} class="rm-hint">
-                What the image shows, for people who cannot see it.
-                {errors.has("alternativeText") && <span class="rm-error"> {errors.get("alternativeText")}</span>}
-              </p>
-            </div>
-            <div>
-              <label for={ids.caption}>Caption</label>
-              <textarea id={ids.caption} rows={3} value={caption} onInput={(e) => setCaption(e.currentTarget.value)} />
-              {errors.has("caption") && <p class="rm-error">{errors.get("caption")}</p>}
-            </div>
-            {image && (
-              <fieldset class="rm-xy-set">
-                <legend>Focal point (percent of width and height)</legend>
-                <div class="rm-xy">
-                  <span>
-                    <label for={ids.x}>Focal point X</label>
-                    <input
-                      id={ids.x}
-                      type="number"
-                      min={0}
-                      max={100}
-                      step={0.1}
-                      value={focal ? focal.x : ""}
-                      onInput={(e) => setAxis("x", e.currentTarget.value)}
-                    />
-                  </span>
-                  <span>
-                    <label for={ids.y}>Focal point Y</label>
-                    <input
-                      id={ids.y}
-                      type="number"
-                      min={0}
-                      max={100}
-                      step={0.1}
-                      value={focal ? focal.y : ""}
-                      onInput={(e) => setAxis("y", e.currentTarget.value)}
-                    />
-                  </span>
-                  <button type="button" class="button button-secondary" disabled={!focal} onClick={() => setFocal(null)}>
-                    Clear focal point
-                  </button>
-                </div>
-                {errors.has("focalPoint") && <p class="rm-error">{errors.get("focalPoint")}</p>}
-              </fieldset>
-            )}
-          </form>
-          <h3>Where it is used</h3>
-          {usageError ? (
-            <p class="rm-error" role="alert">
-              {usageError}
-            </p>
-          ) : usage === null ? (
-            <p class="rm-hint">Loading…</p>
-          ) : usage.length === 0 ? (
-            <p class="rm-hint">This file is not used by any entry.</p>
-          ) : (
-            <ul class="rm-usage" aria-label="Entries using this file">
-              {usage.map((u, i) => (
-                <li key={i}>
-                  <Link to={editLink(u, meta)} onClick={() => onClose()}>
-                    {u.displayName ?? u.uid}: {u.label || u.documentId}
-                  </Link>{" "}
-                  <span class="rm-card-meta">
-                    ({u.field}
-                    {u.locale ? `, ${u.locale}` : ""})
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      </div>
-    </Modal>
+      </Modal>
       {confirming && (
         <Confirm
           title="Delete this file?"
