@@ -53,7 +53,19 @@ export function Pager({ pagination, onPage, label = "Pagination" }: { pagination
 export function FileThumb({ file, size = "medium", decorative }: { file: FileObject; size?: "small" | "medium" | "large"; decorative?: boolean }) {
   const thumb = thumbnailUrl(file);
   if (thumb) {
-    return <img class={`rm-thumb rm-thumb-${size}`} src={thumb} alt={decorative ? "" : file.alternativeText || ""} loading="lazy" decoding="async" />;
+    // a cropped thumbnail keeps the focal point in view
+    const fp = file.focalPoint;
+    const style = fp && Number.isFinite(fp.x) && Number.isFinite(fp.y) ? { objectPosition: `${fp.x}% ${fp.y}%` } : undefined;
+    return (
+      <img
+        class={`rm-thumb rm-thumb-${size}`}
+        src={thumb}
+        alt={decorative ? "" : file.alternativeText || ""}
+        style={style}
+        loading="lazy"
+        decoding="async"
+      />
+    );
   }
   const kind = kindOf(file.mime);
   return (
