@@ -4,10 +4,11 @@ import { render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, ApiError, describeError, onSignedOut, setCsrfToken } from "./api";
 import { MetaContext, type Meta } from "./meta";
-import { match, mayLeave, navigate, useLocation } from "./router";
+import { Link, match, mayLeave, navigate, useLocation } from "./router";
 import { SessionContext, type AdminUser, type Session } from "./session";
 import { Layout } from "./ui/layout";
 import { Notifications } from "./ui/notify";
+import { Spinner } from "./ui/spinner";
 import { AuthPage } from "./pages/auth";
 import { HomePage } from "./pages/home";
 import { ProfilePage } from "./pages/profile";
@@ -85,7 +86,7 @@ function App() {
   if (state.kind === "loading") {
     return (
       <main class="center" aria-busy="true">
-        <p>Loading…</p>
+        <Spinner label="Loading the admin panel" />
       </main>
     );
   }
@@ -166,6 +167,7 @@ function Routes({ path, search }: { path: string; search: URLSearchParams }) {
     <main id="main" class="page">
       <h1>Page not found</h1>
       <p>Nothing is at this address in the admin panel.</p>
+      <Link to="/">Go to the home page</Link>
     </main>
   );
 }
