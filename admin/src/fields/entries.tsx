@@ -16,10 +16,16 @@ const TEXTUAL = new Set(["string", "text", "email", "uid", "enumeration"]);
 /** The text an entry is summarised by: its first non-empty text field. */
 export function summaryOf(comp: ComponentMeta | undefined, entry: Entry): string {
   if (!comp) return "";
+  const cut = (v: string) => (v.length > 60 ? `${v.slice(0, 60)}…` : v);
   for (const [name, attr] of Object.entries(comp.attributes)) {
     if (!TEXTUAL.has(attr.widget)) continue;
     const v = entry[name];
-    if (typeof v === "string" && v.trim()) return v.length > 60 ? `${v.slice(0, 60)}…` : v;
+    if (typeof v === "string" && v.trim()) return cut(v.trim());
+  }
+  // else the text of a markdown field, without its marks
+  for (const [name, attr] of Object.entries(comp.attributes)) {
+    const v = entry[name];
+    if (attr.widget === "richtext" && typeof v === "string" && v.trim()) return cut(v.replace(/[#*_`>~\[\]()-]+/g, " ").replace(/\s+/g, " ").trim());
   }
   return "";
 }

@@ -31,7 +31,13 @@ export function UidField(props: FieldProps) {
     setGenerating(true);
     try {
       const data = attr.targetField ? { [attr.targetField]: document[attr.targetField] ?? null } : {};
-      const res = await api.post<{ data: string }>(`${BASE}/generate`, { contentTypeUID: ct.uid, field: name, data, locale: locale ?? undefined });
+      const res = await api.post<{ data: string }>(`${BASE}/generate`, {
+        contentTypeUID: ct.uid,
+        field: name,
+        data,
+        locale: locale ?? undefined,
+        documentId: document.documentId ?? undefined,
+      });
       if (mine === seq.current) onChange(res.data || null);
     } catch (e) {
       if (mine === seq.current) setCheck({ kind: "failed", message: describeError(e) });
@@ -63,6 +69,8 @@ export function UidField(props: FieldProps) {
           field: name,
           value: text,
           locale: locale ?? undefined,
+          // the document's own value counts as available
+          documentId: document.documentId ?? undefined,
         });
         if (mine !== seq.current) return;
         setCheck(res.isAvailable ? { kind: "available" } : { kind: "taken", suggestion: res.suggestion ?? null });
