@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from folio.content.events import EVENT_NAMES
+from folio.content.recording import DRAFT_DISCARD
 from folio.http.events import MAX_ID_DIGITS, SEGMENT
 from folio.schema.model import Registry
 
@@ -18,7 +19,8 @@ TAG = "Realtime"
 DESCRIPTION = (
     "Server-Sent Events, one per committed change, in commit order: `id:` the event's id "
     "in the outbox, `event:` its name (entry.create, entry.update, entry.delete, "
-    "entry.publish, entry.unpublish; media.create, media.update, media.delete), `data:` a "
+    "entry.publish, entry.unpublish, entry.draft-discard; media.create, media.update, "
+    "media.delete), `data:` a "
     "StreamEvent as JSON. The stream starts with `retry:`, then the events after "
     "`Last-Event-ID` when one is given, then `event: ready` (its id: where the stream is). "
     "A comment line (`: keep-alive`) comes while nothing else does. An id older than the "
@@ -102,7 +104,10 @@ def stream_schemas() -> dict[str, Any]:
         "StreamFrame": {
             "type": "object",
             "properties": {
-                "event": {"type": "string", "enum": ["ready", "reset", *EVENT_NAMES]},
+                "event": {
+                    "type": "string",
+                    "enum": ["ready", "reset", *EVENT_NAMES, DRAFT_DISCARD],
+                },
                 "data": {
                     "type": "string",
                     "contentMediaType": "application/json",
@@ -119,7 +124,7 @@ def stream_schemas() -> dict[str, Any]:
             "type": "object",
             "description": "A committed change",
             "properties": {
-                "event": {"type": "string", "enum": list(EVENT_NAMES)},
+                "event": {"type": "string", "enum": [*EVENT_NAMES, DRAFT_DISCARD]},
                 "createdAt": {"type": "string", "format": "date-time"},
                 "model": {"type": "string", "example": "article"},
                 "uid": {"type": "string", "example": "api::article.article"},

@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 
 from folio.content.events import EVENT_NAMES
 
-# the events a webhook may ask for: those Folio sends, and the reference's
-# `entry.draft-discard` (accepted as the reference accepts it; Folio has no draft discard,
-# so it is never sent)
+# the events a webhook may ask for: the default ones, and the reference's
+# `entry.draft-discard` (sent when an editor discards a draft's changes; not among the
+# defaults, as in the reference)
 ALLOWED_EVENTS = (*EVENT_NAMES, "entry.draft-discard")
 # the id of a webhook of config/webhooks.json, as the admin API shows it
 CONFIG_PREFIX = "config:"

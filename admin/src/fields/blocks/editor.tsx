@@ -430,7 +430,7 @@ export function BlocksEditor(props: FieldProps) {
 
   return (
     <div class={`blocks-editor${props.error ? " blocks-invalid" : ""}${props.disabled ? " blocks-disabled" : ""}`}>
-      <div class="blocks-toolbar" role="toolbar" aria-label={`Formatting of ${props.name}`} aria-controls={props.id} onKeyDown={onToolbarKey}>
+      <div class="blocks-toolbar" role="toolbar" aria-label={`Formatting of ${props.name}`} onKeyDown={onToolbarKey}>
         <select
           class="select blocks-type"
           aria-label="Block type"
