@@ -230,6 +230,7 @@ export function EntryList(props: EntryListProps) {
   const key = path.join(".");
   const dragFrom = useRef<number | null>(null);
   const refocus = useRef<{ key: string; which: "up" | "down" } | null>(null);
+  const [said, say] = useState("");
 
   const actions = useMemo(
     () => ({
@@ -239,9 +240,11 @@ export function EntryList(props: EntryListProps) {
           if (list[from]) refocus.current = { key: keyOf(list[from], from), which };
           return moved(list, from, to);
         });
+        say(`Moved to position ${to + 1}.`);
       },
       remove(index: number) {
         form.update(path, (prev: unknown) => (Array.isArray(prev) ? prev.filter((_, i) => i !== index) : prev));
+        say(`Entry ${index + 1} removed.`);
       },
       dragStart(index: number) {
         dragFrom.current = index;
@@ -251,6 +254,7 @@ export function EntryList(props: EntryListProps) {
         dragFrom.current = null;
         if (from !== null && from !== index) {
           form.update(path, (prev: unknown) => (Array.isArray(prev) ? moved(prev as Entry[], from, index) : prev));
+          say(`Moved to position ${index + 1}.`);
         }
       },
     }),
@@ -269,6 +273,10 @@ export function EntryList(props: EntryListProps) {
 
   const canRemove = !disabled && (props.min === undefined || entries.length > props.min);
   return (
+    <>
+    <p class="sr-only" aria-live="polite">
+      {said}
+    </p>
     <ol class="entries" aria-label={`${path[path.length - 1]} entries`}>
       {entries.map((entry, index) => {
         const comp = componentOf(entry);
@@ -298,6 +306,7 @@ export function EntryList(props: EntryListProps) {
         );
       })}
     </ol>
+    </>
   );
 }
 
