@@ -188,16 +188,20 @@ def test_create_an_article_with_every_kind(
     )
     gallery = files.filter(has_text="gallery-one.png")
     expect(gallery).to_contain_text("gallery-two.png")
+    gallery.get_by_role("button", name=rx("move gallery-two\\.png (earlier|up|left)")).click()
+    expect(gallery.get_by_role("listitem").first).to_contain_text("gallery-two.png")
 
     # relations: a category, two tags reordered by keyboard
     category = page.get_by_role("combobox", name=label("category"))
     category.fill("New")
     page.get_by_role("option", name=rx("^News")).first.click()
     tags = page.get_by_role("combobox", name=label("tags"))
-    for name in ("alpha", "beta"):
+    for name in ("alpha", "beta", "gamma"):
         tags.fill(name[:3])
         page.get_by_role("option", name=rx(f"^{name}")).first.click()
     connected = page.get_by_role("list", name=rx("connected")).filter(has_text="alpha")
+    expect(connected.get_by_role("listitem")).to_have_count(3)
+    connected.get_by_role("button", name=rx("^(disconnect|remove) gamma")).click()
     expect(connected.get_by_role("listitem")).to_have_count(2)
     keyboard_move(connected.get_by_role("button", name=rx("^drag beta")), -1)
     expect(connected.get_by_role("listitem").first).to_contain_text("beta")
@@ -251,7 +255,7 @@ def test_create_an_article_with_every_kind(
     assert a["startTime"].startswith("09:15")
     assert a["body"] == "# Big news\n\nSome **bold** words."
     assert a["cover"]["name"] == "library-cover.png"
-    assert [f["name"] for f in a["gallery"]] == ["gallery-one.png", "gallery-two.png"]
+    assert [f["name"] for f in a["gallery"]] == ["gallery-two.png", "gallery-one.png"]
     assert a["category"]["name"] == "News"
     assert [t["name"] for t in a["tags"]] == ["beta", "alpha"]
     assert a["seo"]["metaTitle"] == "Meta of the article"
@@ -434,6 +438,32 @@ def test_validation_errors_beside_the_fields(signed_in_page: Page, server: Serve
     status_shown(page, "draft")
     r = server.call("GET", f"/api/articles/{doc_id_from(page)}?status=published")
     assert r.status == 404
+
+
+def test_unsaved_changes_guard(signed_in_page: Page, made: dict[str, str]) -> None:
+    page = signed_in_page
+    page.goto(f"{LIST}/{made['id']}?locale=en")
+    expect(field(page, "title")).to_have_value("Hello Panel World")
+    field(page, "title").fill("Not kept")
+    asked: list[str] = []
+
+    def answer(accept: bool) -> Any:
+        def handler(d: Any) -> None:
+            asked.append(d.message)
+            d.accept() if accept else d.dismiss()
+
+        return handler
+
+    back = page.get_by_role("link", name=rx("back to article"))
+    page.once("dialog", answer(False))
+    back.click()
+    expect(field(page, "title")).to_have_value("Not kept")
+    assert asked and re.search("unsaved", asked[0], re.I), asked
+    expect(page).to_have_url(re.compile(re.escape(made["id"])))
+    page.once("dialog", answer(True))
+    back.click()
+    expect(page).to_have_url(re.compile(rf"/collection-types/{re.escape(ARTICLE)}(\?|$)"))
+    assert len(asked) == 2
 
 
 def test_delete(signed_in_page: Page, server: Server, made: dict[str, str]) -> None:

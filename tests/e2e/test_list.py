@@ -183,3 +183,28 @@ def test_bulk_publish_unpublish_and_delete(signed_in_page: Page, server: Server)
     expect(_row(page, "Item 02")).to_have_count(0)
     drafts = server.call("GET", "/api/articles?status=draft&pagination[pageSize]=100").body
     assert drafts["meta"]["pagination"]["total"] == COUNT - 2
+
+
+@pytest.mark.usefixtures("articles")
+def test_list_settings_are_kept_per_type(signed_in_page: Page) -> None:
+    page = signed_in_page
+    admin(page, LIST.removeprefix("/admin"))
+    page.get_by_role("link", name=rx("configure the view")).click()
+    expect(page).to_have_url(re.compile(r"/configurations/list"))
+    axe(page, "list settings")
+    _pick(page.get_by_label(rx("^default sort attribute")), re.compile(r"^views$", re.I))
+    _pick(page.get_by_label(rx("^default sort order")), re.compile(r"^descending$", re.I))
+    _pick(page.get_by_label(rx("^entries per page")), re.compile(r"^20$"))
+    _pick(page.get_by_label(rx("^add a column")), re.compile(r"^views$", re.I))
+    page.get_by_role("button", name=rx("add", exact=True)).click()
+    page.get_by_role("button", name=rx("save", exact=True)).click()
+
+    admin(page, LIST.removeprefix("/admin"))
+    expect(page.get_by_role("columnheader", name=label("views"))).to_have_attribute(
+        "aria-sort", "descending"
+    )
+    expect(_rows(page)).to_have_count(20)
+    expect(_rows(page).first).to_contain_text("Item 23")
+    # another type keeps its own
+    admin(page, "/content-manager/collection-types/api::tag.tag")
+    expect(page.get_by_role("columnheader", name=label("views"))).to_have_count(0)
