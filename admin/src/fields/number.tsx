@@ -8,7 +8,7 @@ import type { FieldProps } from "./types";
 const INTEGER = /^[-+]?\d+$/;
 const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
-function parse(widget: string, raw: string): { ok: boolean; value: unknown } {
+export function parse(widget: string, raw: string): { ok: boolean; value: unknown } {
   const t = raw.trim();
   if (t === "") return { ok: true, value: null };
   if (widget === "biginteger") return INTEGER.test(t) ? { ok: true, value: t.replace(/^\+/, "") } : { ok: false, value: t };
