@@ -39,17 +39,22 @@ export function fromLocalInput(local: string): string | null {
 export function DateTimeField(props: FieldProps) {
   const { value, onChange } = props;
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const base = controlProps(props);
   return (
     <div class="input-row">
       <input
-        {...controlProps(props)}
+        {...base}
+        aria-describedby={[base["aria-describedby"], `${props.id}-zone`].filter(Boolean).join(" ")}
         class="input"
         type="datetime-local"
         step={1}
         value={toLocalInput(value)}
         onInput={(e) => onChange(fromLocalInput(e.currentTarget.value))}
       />
-      <span class="input-note">{zone}</span>
+      <span class="input-note" id={`${props.id}-zone`}>
+        <span class="sr-only">Local time, </span>
+        {zone}
+      </span>
     </div>
   );
 }
