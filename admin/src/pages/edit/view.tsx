@@ -149,8 +149,10 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
 
   const path = base(ct, single);
   const docPath = single ? path : `${path}/${doc.documentId ?? routeId}`;
-  const title = (values[ct.mainField] as string | null | undefined) || (doc.exists ? "Untitled" : creating ? `Create an entry` : ct.displayName);
-  useDocumentTitle(single ? ct.displayName : `${title} · ${ct.displayName}`);
+  const title = single
+    ? ct.displayName
+    : (values[ct.mainField] as string | null | undefined) || (doc.exists ? "Untitled" : creating ? "Create an entry" : ct.displayName);
+  useDocumentTitle(single ? title : `${title} · ${ct.displayName}`);
 
   /** Shows a document read from the server (after a read or a write). */
   const show = (data: Values, locales: LocaleVersion[] | null, previous: Values | null) => {
