@@ -21,13 +21,14 @@ the app's middlewares (`use`) wrap the service's calls."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Hashable, Mapping
+from collections.abc import Callable, Coroutine, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from folio.auth.principal import OPEN, Principal
 from folio.caches import BoundedCache, weigh
 from folio.config import Settings
+from folio.content.bulk import BulkLoad
 from folio.content.events import (
     DocumentContext,
     DocumentMiddleware,
@@ -43,6 +44,7 @@ from folio.content.query import Pagination, Query, ReadLimits
 from folio.content.queryparser import QueryParser
 from folio.content.recording import DRAFT_DISCARD, EventRecorder, Recording, same
 from folio.content.sql import outbox
+from folio.content.sql.dump import Dump
 from folio.content.sql.load import ReadContext
 from folio.content.sql.reads import Reads
 from folio.content.sql.writes import Tail, Writes
@@ -664,6 +666,18 @@ class DocumentService:
             raise
         self._committed(rec, None)
 
+    async def bulk_load(
+        self, work: Callable[[BulkLoad], Iterator[Any]], *, replace: bool = False
+    ) -> Any:
+        """Runs a bulk load (`content/bulk.py`: an archive's import) in ONE transaction:
+        `work(load)` describes rows and yields now and then, when full batches are
+        written. Refused (NotEmpty) when content is stored, unless `replace`, which deletes
+        it first. No events: a load is not a series of document writes (no webhooks, no
+        feed); reads see it once committed, as any write's."""
+        check_not_in_transaction()
+        load = BulkLoad(self.registry, self.dialect, self.default_locale)
+        return await self._db.write(load.program(work, replace))
+
     async def read_program(self, program: Program) -> Any:
         """Runs a service's own read statements (`content/sql/accounts.py`)."""
         return await self._db.read(program)
@@ -679,6 +693,11 @@ class DocumentService:
         if ct is not None and self._recorder.kind(ct) is not None:
             raise ValueError(f"{ct.uid}: its writes go through the document service's methods")
         return await self._db.write(program)
+
+    def dump(self) -> Dump:
+        """Bulk reads of every stored row, component and link, by id pages (an export's
+        reads: every version, private attributes included, links resolved to rows)."""
+        return Dump(self.registry, self._db)
 
 
 def _locale_change(value: Any) -> ValidationError:

@@ -1,0 +1,376 @@
+"""`folio export`: an app's content as an archive in the reference's format.
+
+What the reference's `strapi export` writes and its `strapi import` reads: `schemas/` (every
+type and component, `export_schemas.py`), `entities/` (one line per stored row: every
+locale, draft and published version, with its components and dynamic zones inline),
+`links/` (relations between rows in their order, both sides' positions; files' morph links
+to entries and components; each row's `localizations` link), `assets/` (each file's bytes
+and record, its formats too), `configuration/` (the default locale) and `metadata.json`.
+The container (tar, gzip, encryption, numbered JSON-lines files) is `archive.py`'s.
+
+Rows are read through the document service's bulk reads (`DocumentService.dump`), by pages
+of ids, and written as they come: memory stays bounded whatever the number of documents.
+Users, roles and their permissions, files and locales go as the reference's
+`plugin::users-permissions.*`, `plugin::upload.file` and `plugin::i18n.locale` entities; API
+tokens and admin accounts are not exported (the reference does not export them either)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from folio.content.ids import new_document_id
+from folio.errors import ValidationError
+from folio.schema.builtins import FILE_UID, ROLE_UID, USER_UID
+from folio.schema.model import ContentType, Schema
+from folio.transfer.archive import ArchiveWriter
+from folio.transfer.export_schemas import reference_schemas
+
+if TYPE_CHECKING:
+    from folio.app import Folio
+    from folio.content.sql.dump import Dump
+
+# the reference's transfer groups (`--only`, `--exclude`) and the stages each one holds
+GROUPS = ("content", "files", "config")
+REFERENCE_VERSION = "5.54.0"
+LOCALE_UID = "plugin::i18n.locale"
+PERMISSION_UID = "plugin::users-permissions.permission"
+# rows and links read per statement
+PAGE = 2000
+
+Progress = Callable[[str, int], None]
+
+
+@dataclass
+class ExportResult:
+    path: Path
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def transfer_groups(only: Sequence[str] | None, exclude: Sequence[str] | None) -> set[str]:
+    """The groups an export holds, from `--only` / `--exclude` (comma lists or repeated)."""
+
+    def names(values: Sequence[str] | None) -> set[str]:
+        out = {v.strip() for value in values or () for v in value.split(",") if v.strip()}
+        unknown = sorted(out - set(GROUPS))
+        if unknown:
+            message = f"Unknown transfer group {', '.join(unknown)} (one of {', '.join(GROUPS)})"
+            raise ValidationError(message, {"errors": [{"path": [], "message": message}]})
+        return out
+
+    chosen = names(only) or set(GROUPS)
+    return chosen - names(exclude)
+
+
+def _number(value: Any) -> Any:
+    """An order as the reference writes it: an integer where it is one."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+class Exporter:
+    def __init__(self, folio: Folio, writer: ArchiveWriter, progress: Progress | None) -> None:
+        self.folio = folio
+        self.registry = folio.registry
+        self.dump: Dump = folio.documents.dump()
+        self.writer = writer
+        self.progress = progress
+        self.counts: dict[str, int] = {"schemas": 0, "entities": 0, "links": 0, "assets": 0}
+        self.counts["configuration"] = 0
+        # role type -> row id (for the permissions' links)
+        self.roles: dict[str, int] = {}
+        # (permission id, role id, position in the role's list)
+        self.granted: list[tuple[int, int, int]] = []
+
+    # ------------------------------------------------------------------ helpers
+    def line(self, stage: str, record: dict[str, Any]) -> None:
+        self.writer.add_line(stage, record)
+        self.counts[stage] += 1
+
+    def tick(self, stage: str) -> None:
+        if self.progress is not None:
+            self.progress(stage, self.counts[stage])
+
+    def exported_types(self) -> list[ContentType]:
+        """The app's types and the built-in ones the reference has (files, users, roles)."""
+        return [
+            ct
+            for ct in self.registry.content_types.values()
+            if ct.uid.startswith("api::") or ct.uid in (FILE_UID, USER_UID, ROLE_UID)
+        ]
+
+    def exported(self, uid: str) -> bool:
+        return uid in self.registry.components or any(ct.uid == uid for ct in self.exported_types())
+
+    # ------------------------------------------------------------------ stages
+    def schemas(self) -> None:
+        for schema in reference_schemas(self.registry, self.folio.settings.app_dir):
+            self.line("schemas", schema)
+        self.tick("schemas")
+
+    async def rows(self, ct: ContentType) -> AsyncIterator[list[dict[str, Any]]]:
+        """The rows of `ct`, page by page (an async iterator of lists)."""
+        after = 0
+        while True:
+            page = await self.dump.rows(ct, after, PAGE)
+            if not page:
+                return
+            after = int(page[-1]["id"])
+            yield page
+
+    async def entities(self) -> None:
+        for ct in self.exported_types():
+            async for page in self.rows(ct):
+                for record in page:
+                    row_id = record.pop("id")
+                    if ct.uid == FILE_UID:
+                        # Folio has no media folders: every file is at the library's root
+                        record.setdefault("folderPath", "/")
+                    if ct.uid == ROLE_UID and record.get("type"):
+                        self.roles[str(record["type"])] = int(row_id)
+                    self.line("entities", {"type": ct.uid, "id": row_id, "data": record})
+                self.tick("entities")
+        self.locales()
+        self.permissions()
+
+    def locales(self) -> None:
+        now = _now()
+        for i, loc in enumerate(self.folio.settings.locales, start=1):
+            data = {
+                "documentId": new_document_id(),
+                "name": loc.name,
+                "code": loc.code,
+                "createdAt": now,
+                "updatedAt": now,
+                "publishedAt": now,
+                "locale": None,
+            }
+            self.line("entities", {"type": LOCALE_UID, "id": i, "data": data})
+
+    def permissions(self) -> None:
+        """Each role's actions as the reference's permission entries, linked to it."""
+        now = _now()
+        next_id = 1
+        for type_, role_id in self.roles.items():
+            role = self.folio.roles.get(type_)
+            if role is None:
+                continue
+            for pos, action in enumerate(sorted(role.permissions), start=1):
+                data = {
+                    "documentId": new_document_id(),
+                    "action": action,
+                    "createdAt": now,
+                    "updatedAt": now,
+                    "publishedAt": now,
+                    "locale": None,
+                }
+                self.line("entities", {"type": PERMISSION_UID, "id": next_id, "data": data})
+                self.granted.append((next_id, role_id, pos))
+                next_id += 1
+
+    def permission_links(self) -> None:
+        for permission_id, role_id, pos in self.granted:
+            self.line(
+                "links",
+                {
+                    "kind": "relation.basic",
+                    "relation": "manyToOne",
+                    "left": {"type": PERMISSION_UID, "field": "role", "ref": permission_id},
+                    "right": {"type": ROLE_UID, "field": "permissions", "ref": role_id, "pos": pos},
+                },
+            )
+
+    async def localizations(self) -> None:
+        """Each row's `localizations` link to its document, as the reference writes them."""
+        for ct in self.exported_types():
+            after = 0
+            while True:
+                page = await self.dump.keys(ct, after, PAGE)
+                if not page:
+                    break
+                for row_id, document_id in page:
+                    self.line(
+                        "links",
+                        {
+                            "kind": "relation.circular",
+                            "relation": "oneToMany",
+                            "left": {"type": ct.uid, "ref": row_id, "field": "localizations"},
+                            "right": {"type": ct.uid, "ref": document_id},
+                        },
+                    )
+                after = page[-1][0]
+                self.tick("links")
+
+    def _link_sources(self) -> Iterator[Schema]:
+        yield from self.exported_types()
+        yield from self.registry.components.values()
+
+    async def links(self) -> None:
+        await self.localizations()
+        for schema in self._link_sources():
+            for attr in self.dump.owned_relations(schema):
+                assert attr.target is not None and attr.relation is not None
+                if not self.exported(attr.target):
+                    continue
+                kind = "relation.circular" if attr.target == schema.uid else "relation.basic"
+                left_pos = attr.relation in ("oneToMany", "manyToMany")
+                right_pos = attr.inversed_by is not None and attr.relation in (
+                    "manyToOne",
+                    "manyToMany",
+                )
+                after = 0
+                while True:
+                    page = await self.dump.links(schema, attr, after, PAGE)
+                    if len(page) == PAGE and page[0].id != page[-1].id:
+                        # a link resolved to two rows may straddle the page's end
+                        last = page[-1].id
+                        page = [link for link in page if link.id != last]
+                    if not page:
+                        break
+                    for link in page:
+                        left: dict[str, Any] = {
+                            "type": schema.uid,
+                            "field": attr.name,
+                            "ref": link.source,
+                        }
+                        if left_pos:
+                            left["pos"] = _number(link.position)
+                        right: dict[str, Any] = {"type": attr.target}
+                        if attr.inversed_by is not None:
+                            right["field"] = attr.inversed_by
+                        right["ref"] = link.target
+                        if right_pos:
+                            right["pos"] = _number(link.inv_position)
+                        self.line(
+                            "links",
+                            {
+                                "kind": kind,
+                                "relation": attr.relation,
+                                "left": left,
+                                "right": right,
+                            },
+                        )
+                    after = page[-1].id
+                    self.tick("links")
+        await self.media_links()
+        self.permission_links()
+
+    async def media_links(self) -> None:
+        after = 0
+        while True:
+            page = await self.dump.media_links(after, PAGE)
+            if not page:
+                return
+            for link in page:
+                if not self.exported(link.related_type):
+                    continue
+                self.line(
+                    "links",
+                    {
+                        "kind": "relation.morph",
+                        "relation": "morphToMany",
+                        "left": {"type": FILE_UID, "field": "related", "ref": link.file},
+                        "right": {
+                            "ref": link.related,
+                            "pos": _number(link.position),
+                            "type": link.related_type,
+                            "field": link.field,
+                        },
+                    },
+                )
+            after = page[-1].id
+            self.tick("links")
+
+    async def assets(self) -> None:
+        """Each local file's bytes and record, then its formats' (as the reference does:
+        a format's record is the format with `type`, the file's `id` and `mainHash`)."""
+        mount = self.folio.storage.static_mount()
+        if mount is None:
+            return
+        base = mount.path.rstrip("/") + "/"
+        ct = self.registry.content_types[FILE_UID]
+        async for page in self.rows(ct):
+            for record in page:
+                record.setdefault("folderPath", "/")
+                self._asset(mount.directory, base, record, record)
+                formats = record.get("formats")
+                if isinstance(formats, dict):
+                    for name, fmt in formats.items():
+                        if isinstance(fmt, dict):
+                            meta = {**fmt, "type": name, "id": record["id"]}
+                            meta["mainHash"] = record.get("hash")
+                            self._asset(mount.directory, base, fmt, meta)
+            self.tick("assets")
+
+    def _asset(
+        self, directory: Path, base: str, item: dict[str, Any], metadata: dict[str, Any]
+    ) -> None:
+        url = str(item.get("url") or "")
+        if not url.startswith(base):
+            return  # stored elsewhere (a remote provider): the record goes, not the bytes
+        path = directory / url[len(base) :]
+        try:
+            size = path.stat().st_size
+            stream = path.open("rb")
+        except OSError:
+            return  # a record whose file is gone: the reference skips it with a warning
+        name = f"{item.get('hash')}{item.get('ext') or ''}"
+        with stream:
+            self.writer.add_asset(name, metadata, stream, size)
+        self.counts["assets"] += 1
+
+    def configuration(self) -> None:
+        self.line(
+            "configuration",
+            {
+                "type": "core-store",
+                "value": {
+                    "id": 1,
+                    "key": "plugin_i18n_default_locale",
+                    "value": self.folio.settings.default_locale,
+                    "type": "string",
+                    "environment": None,
+                    "tag": None,
+                },
+            },
+        )
+        self.tick("configuration")
+
+
+async def export_archive(
+    folio: Folio,
+    path: str | Path,
+    *,
+    compress: bool = True,
+    encrypt: bool = False,
+    key: str | None = None,
+    only: Sequence[str] | None = None,
+    exclude: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> ExportResult:
+    """Writes the app's content to an archive at `path` (the writer adds `.tar`, `.gz`
+    and `.enc` as the reference does) and returns its final name and what it holds."""
+    groups = transfer_groups(only, exclude)
+    if encrypt and not key:
+        message = "An encrypted export needs a key (--key)"
+        raise ValidationError(message, {"errors": [{"path": ["key"], "message": message}]})
+    with ArchiveWriter(Path(path), compress=compress, key=key if encrypt else None) as writer:
+        exporter = Exporter(folio, writer, progress)
+        exporter.schemas()
+        if "content" in groups:
+            await exporter.entities()
+            await exporter.links()
+        if "files" in groups:
+            await exporter.assets()
+        if "config" in groups:
+            exporter.configuration()
+        writer.set_metadata({"createdAt": _now(), "strapi": {"version": REFERENCE_VERSION}})
+    return ExportResult(writer.path, exporter.counts)
