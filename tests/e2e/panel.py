@@ -15,6 +15,8 @@ from typing import Any
 
 from playwright.sync_api import FilePayload, Locator, Page, expect
 
+from tests.e2e.conftest import axe
+
 ARTICLE = "api::article.article"
 LIST = f"/admin/content-manager/collection-types/{ARTICLE}"
 
@@ -63,6 +65,7 @@ def confirm(page: Page, *names: str) -> None:
     """Answers the open confirmation dialog with its confirming button."""
     box = dialog(page)
     expect(box).to_be_visible()
+    axe(page, "confirmation dialog")
     box.get_by_role("button", name=rx(*(names or ("confirm", "yes")), exact=False)).last.click()
     expect(box).to_be_hidden()
 
@@ -82,8 +85,10 @@ def action(page: Page, name: str) -> None:
 
 
 def status_shown(page: Page, status: str) -> None:
-    """The document's status (Draft, Published, Modified) is shown."""
-    expect(page.get_by_text(re.compile(rf"^\s*{status}\s*$", re.I)).first).to_be_visible()
+    """The document's status (Draft, Published, Modified) is shown in the edit view's
+    header ("Status: Draft" to a screen reader)."""
+    badge = page.get_by_text(re.compile(rf"^\s*status:\s*{status}\s*$", re.I))
+    expect(badge).to_be_visible()
 
 
 def choose(control: Locator, option: str) -> None:

@@ -226,6 +226,8 @@ def test_create_an_article_with_every_kind(
     zone = group(page, "blocks")
     for kind in ("Quote", "Rich text", "Quote"):
         zone.get_by_role("button", name=rx("add a component")).first.click()
+        if kind == "Rich text":
+            axe(page, "dynamic zone's component picker")
         zone.get_by_role("button", name=rx(kind, exact=True)).first.click()
     field(entry(zone, "Quote 1"), "title").fill("A quotation")
     entry(zone, "Rich text 2").get_by_role("textbox", name=label("body")).first.fill("*zone* text")
@@ -460,6 +462,7 @@ def test_unsaved_changes_guard(signed_in_page: Page, made: dict[str, str]) -> No
     expect(field(page, "title")).to_have_value("Not kept")
     assert asked and re.search("unsaved", asked[0], re.I), asked
     expect(page).to_have_url(re.compile(re.escape(made["id"])))
+    axe(page, "edit view with unsaved changes")
     page.once("dialog", answer(True))
     back.click()
     expect(page).to_have_url(re.compile(rf"/collection-types/{re.escape(ARTICLE)}(\?|$)"))
@@ -479,6 +482,7 @@ def test_delete(signed_in_page: Page, server: Server, made: dict[str, str]) -> N
     expect(
         page.get_by_role("table").get_by_role("row").filter(has_text="Hello Panel World")
     ).to_have_count(0)
+    axe(page, "list view after a deletion")
 
 
 def test_a_single_type(signed_in_page: Page, server: Server) -> None:
