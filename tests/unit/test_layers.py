@@ -2,6 +2,7 @@
 
     front-ends:  cli   http          (the CLI never imports the HTTP front-end)
     container:   app (app.py, hooks.py)
+    transfer:    transfer            (archives in and out, through the document service)
     documents:   content             (the document API; its planner is content/sql)
                  auth                (principals, permissions, JWT, passwords)
                  files               (upload providers, MIME rules, images)
@@ -23,11 +24,13 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "folio"
 
 # layer -> the layers it may import (besides itself)
 ALLOWED = {
-    "cli": {"app", "content", "auth", "schema", "files", "config", "errors"},
+    "cli": {"app", "transfer", "content", "auth", "schema", "files", "config", "errors"},
     "http": {"app", "feed", "content", "auth", "schema", "files", "config", "errors"},
     "app": {"feed", "content", "auth", "schema", "store", "files", "config", "errors"},
     # the realtime feed: reads events through the document service
     "feed": {"content", "auth", "schema", "config", "errors"},
+    # moving content in and out (archives, import, export): through the document service
+    "transfer": {"content", "auth", "schema", "files", "config", "errors"},
     "content": {"auth", "schema", "store", "files", "config", "errors"},
     "auth": {"schema", "config", "errors"},
     "files": {"config", "errors"},

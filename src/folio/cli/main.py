@@ -211,12 +211,13 @@ def main(argv: list[str] | None = None) -> int:
                 action="store_true",
                 help="delete the locale's content (every version, in one transaction) first",
             )
-    from folio.cli import access, admin, webhooks
+    from folio.cli import access, admin, transfer, webhooks
 
     access.with_app_option(loc_sub)
     access.add_parsers(sub)
     webhooks.add_parsers(sub)
     admin.add_parsers(sub)
+    transfer.add_parsers(sub)
     args = parser.parse_args(argv)
     if args.command != "new":
         problem = app_problem(args.app_dir if args.command in ("serve", "develop") else args.app)
@@ -229,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
         return webhooks.run(args)
     if args.command == "admin":
         return admin.run(args)
+    if args.command in ("import", "export"):
+        return transfer.run(args)
     if args.command == "locale":
         return _locale(args)
     if args.command == "new":

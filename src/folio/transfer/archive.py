@@ -17,6 +17,7 @@ written unless asked otherwise."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import io
@@ -28,7 +29,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, BinaryIO
+from typing import IO, Any, BinaryIO, cast
 
 import orjson
 from cryptography.hazmat.primitives import padding
@@ -226,7 +227,7 @@ class ArchiveReader:
         if self.encrypted:
             assert self.key is not None
             try:
-                return io.BufferedReader(_Decrypting(raw, self.key, self.path.name), _CHUNK)  # type: ignore[return-value]
+                return io.BufferedReader(_Decrypting(raw, self.key, self.path.name), _CHUNK)
             except BaseException:
                 raw.close()
                 raise
@@ -237,7 +238,7 @@ class ArchiveReader:
         plain = self._plain()
         try:
             try:
-                tar = tarfile.open(fileobj=plain, mode="r|*")
+                tar = tarfile.open(fileobj=plain, mode="r|*")  # noqa: SIM115 (closed below)
             except (tarfile.TarError, OSError, EOFError) as exc:
                 raise ArchiveError(f"{self.path.name}: not a tar archive ({exc})") from exc
             with tar:
@@ -323,7 +324,7 @@ class ArchiveReader:
                     if filename in pending:
                         yield Asset(filename, pending.pop(filename), size, stream)
                     else:
-                        spool = tempfile.TemporaryFile()
+                        spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed when used)
                         _copy(stream, spool)
                         early[filename] = (size, spool)
         finally:
@@ -373,12 +374,15 @@ class ArchiveWriter:
         self._layers: list[IO[bytes]] = []
         sink: IO[bytes] = self._out
         if key:
-            sink = _Encrypting(self._out, key, legacy_encryption)  # type: ignore[arg-type]
+            sink = cast(IO[bytes], _Encrypting(self._out, key, legacy_encryption))
             self._layers.append(sink)
         if compress:
-            sink = gzip.GzipFile(fileobj=sink, mode="wb", compresslevel=6, mtime=int(self._mtime))
+            sink = cast(
+                IO[bytes],
+                gzip.GzipFile(fileobj=sink, mode="wb", compresslevel=6, mtime=int(self._mtime)),
+            )
             self._layers.append(sink)
-        self._tar = tarfile.open(fileobj=sink, mode="w|", format=tarfile.PAX_FORMAT)
+        self._tar = tarfile.open(fileobj=sink, mode="w|", format=tarfile.PAX_FORMAT)  # noqa: SIM115
         # stage -> (spool of its current file, bytes in it, number of files written)
         self._open: dict[str, tuple[IO[bytes], int, int]] = {}
         self._written: dict[str, int] = {s: 0 for s in STAGES}
@@ -435,13 +439,17 @@ class ArchiveWriter:
             self._flush(stage)
             spool = None
         if spool is None:
-            spool, size = tempfile.TemporaryFile(), 0
+            spool, size = tempfile.TemporaryFile(), 0  # noqa: SIM115 (closed once written)
         spool.write(line)
         self._open[stage] = (spool, size + len(line), 0)
         self.counts[stage] += 1
 
     def add_asset(
-        self, filename: str, metadata: dict[str, Any], data: bytes | IO[bytes], size: int | None = None
+        self,
+        filename: str,
+        metadata: dict[str, Any],
+        data: bytes | IO[bytes],
+        size: int | None = None,
     ) -> None:
         """One file: its metadata (`assets/metadata/<filename>.json`), then its bytes
         (`assets/uploads/<filename>`); `size` is required with a stream."""
@@ -484,7 +492,5 @@ class ArchiveWriter:
         try:
             self._finish()
         finally:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
-            except FileNotFoundError:
-                pass

@@ -1,0 +1,469 @@
+"""`folio import`: a transfer archive of the reference loaded into an app.
+
+In order: the archive opens (a wrong key stops here); its schemas are compared with the
+app's models (any difference stops here, with the list); the files' bytes go to the upload
+provider; then ONE transaction of the document service's bulk load (`content/bulk.py`)
+checks that the database holds no content (or deletes it with `force`), writes every entry
+version with its id, documentId, locale, status and times, its components and dynamic
+zones, then the links in the archive's order: relations (owning sides; the inverse sides'
+order kept as each link's inverse position), media links (the files' morph links) and
+users' roles. Anything that fails rolls the whole of it back and removes the files this
+import stored, so the app is as it was.
+
+What maps onto Folio's configuration rather than its data is compared, not written: the
+archive's locales with `config/i18n.json` (content in a locale the app lacks is imported
+and reported: it is served once the locale is added),
+its roles with the roles of `config/permissions.json` (users keep a role the app declares;
+the others are reported), permissions (Folio's are in `config/permissions.json`), the
+core-store settings and webhooks of the `configuration` stage. Users come without their
+password: the reference's bcrypt hashes are not Folio's; they sign in after a password
+reset. Every skipped record is counted in the report."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Protocol, cast
+
+from folio.config import Settings
+from folio.content.accounts.users import UserService
+from folio.content.bulk import BulkLoad, NotEmpty
+from folio.content.documents import DocumentService
+from folio.files.providers import Provider
+from folio.schema.builtins import FILE_UID, ROLE_UID, USER_UID
+from folio.schema.model import ContentType, Schema
+from folio.transfer.archive import ArchiveError, ArchiveReader
+from folio.transfer.schemas import compare, report
+
+LOCALE_UID = "plugin::i18n.locale"
+PERMISSION_UID = "plugin::users-permissions.permission"
+PARTS = ("content", "files", "config")
+# archive records between two flushes of full batches (and progress reports)
+STEP = 2000
+
+Progress = Callable[[str, int], None]
+
+
+class TransferError(Exception):
+    """An import refused or failed; nothing was written. The message says why."""
+
+
+class App(Protocol):
+    """What an import needs of an app (folio.app.Folio)."""
+
+    settings: Settings
+    documents: DocumentService
+    users: UserService
+    storage: Provider
+
+
+@dataclass
+class ImportReport:
+    entries: Counter[str] = field(default_factory=Counter)
+    components: int = 0
+    relations: int = 0
+    media_links: int = 0
+    user_roles: int = 0
+    assets: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def documents(self) -> int:
+        return sum(self.entries.values())
+
+    def lines(self) -> list[str]:
+        out = [f"{uid}: {n} entries" for uid, n in sorted(self.entries.items())]
+        out.append(
+            f"components: {self.components}, relation links: {self.relations}, media links: "
+            f"{self.media_links}, users' roles: {self.user_roles}, files stored: {self.assets}"
+        )
+        out += [f"skipped: {what}: {n}" for what, n in sorted(self.skipped.items())]
+        out += self.notes
+        return out
+
+
+def parts(only: list[str] | None, exclude: list[str] | None) -> set[str]:
+    """The parts to import (`content`, `files`, `config`), as the reference names them."""
+    for name in [*(only or []), *(exclude or [])]:
+        if name not in PARTS:
+            raise TransferError(f"unknown part {name!r} (parts: {', '.join(PARTS)})")
+    chosen = set(only or PARTS)
+    return chosen - set(exclude or [])
+
+
+class _Rows:
+    """What the links need of each entry version: its documentId, locale and status, per
+    type and row id (about 150 bytes a version)."""
+
+    def __init__(self) -> None:
+        self.by_type: dict[str, dict[int, tuple[str, str | None, bool]]] = {}
+        self._ids: dict[str, str] = {}
+
+    def add(self, uid: str, row_id: int, doc: str, locale: str | None, draft: bool) -> None:
+        doc = self._ids.setdefault(doc, doc)  # one string per document
+        self.by_type.setdefault(uid, {})[row_id] = (doc, locale, draft)
+
+    def get(self, uid: str, row_id: Any) -> tuple[str, str | None, bool] | None:
+        return self.by_type.get(uid, {}).get(row_id) if isinstance(row_id, int) else None
+
+
+class Importer:
+    def __init__(
+        self,
+        app: App,
+        path: Path | str,
+        *,
+        key: str | None = None,
+        force: bool = False,
+        only: list[str] | None = None,
+        exclude: list[str] | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.app = app
+        self.registry = app.documents.registry
+        self.parts = parts(only, exclude)
+        self.force = force
+        self.progress = progress or (lambda stage, n: None)
+        try:
+            self.reader = ArchiveReader(path, key)
+        except ArchiveError as exc:
+            raise TransferError(str(exc)) from None
+        self.report = ImportReport()
+        self.urls: dict[tuple[Any, str | None], str] = {}
+        self.stored: list[str] = []
+        self.roles: dict[str, str] = {}  # role type -> Folio role documentId
+
+    # ------------------------------------------------------------------ steps
+    def check_schemas(self) -> None:
+        differences = compare(self.reader.lines("schemas"), self.registry)
+        if differences:
+            raise TransferError(
+                "the archive's schemas differ from the app's models; nothing was imported:\n"
+                + report(differences)
+            )
+
+    async def check_empty(self) -> None:
+        """Refuses early (before storing files) a database that holds content."""
+        if self.force:
+            return
+        try:
+            await self.app.documents.bulk_load(_nothing)
+        except NotEmpty as exc:
+            raise _not_empty(exc) from None
+
+    async def store_assets(self) -> None:
+        storage = self.app.storage
+        mount = storage.static_mount()
+        count = 0
+        for asset in self.reader.assets():
+            name = Path(asset.filename).name
+            meta = asset.metadata
+            mime = str(meta.get("mime") or "application/octet-stream")
+            existed = mount is not None and (mount.directory / name).exists()
+            url = await storage.put(name, cast(BinaryIO, asset.stream), mime)
+            if not existed:
+                self.stored.append(name)
+            fmt = meta.get("type") if meta.get("mainHash") else None
+            self.urls[(meta.get("id"), str(fmt) if fmt else None)] = url
+            count += 1
+            self.progress("assets", count)
+        self.report.assets = count
+
+    async def remove_stored(self) -> None:
+        for name in self.stored:
+            # best effort: the database is what must be left as it was
+            with contextlib.suppress(Exception):
+                await self.app.storage.delete(name)
+        self.stored = []
+
+    async def run(self) -> ImportReport:
+        started = time.perf_counter()
+        try:
+            self.check_schemas()
+            await self.check_empty()
+            self.roles = {
+                str(r.get("type")): str(r["documentId"]) for r in await self.app.users.list_roles()
+            }
+            if "files" in self.parts:
+                await self.store_assets()
+            await self.app.documents.bulk_load(self._work, replace=self.force)
+        except NotEmpty as exc:
+            await self.remove_stored()
+            raise _not_empty(exc) from None
+        except ArchiveError as exc:
+            await self.remove_stored()
+            raise TransferError(f"{exc}; nothing was imported") from None
+        except TransferError:
+            await self.remove_stored()
+            raise
+        except BaseException:
+            await self.remove_stored()
+            raise
+        self.report.seconds = time.perf_counter() - started
+        return self.report
+
+    # ------------------------------------------------------------------ the load
+    def _work(self, load: BulkLoad) -> Iterator[None]:
+        rows = _Rows()
+        role_types: dict[int, str] = {}
+        locales_used: set[str] = set()
+        archive_locales: set[str] = set()
+        content = "content" in self.parts
+        files = "files" in self.parts
+        types = self.registry.content_types
+        n = 0
+        for item in self.reader.lines("entities"):
+            n += 1
+            if n % STEP == 0:
+                self.progress("entities", n)
+                yield None
+            uid = str(item.get("type"))
+            row_id = item.get("id")
+            data = item.get("data") or {}
+            if uid == LOCALE_UID:
+                archive_locales.add(str(data.get("code")))
+                continue
+            if uid == ROLE_UID:
+                if isinstance(row_id, int):
+                    role_types[row_id] = str(data.get("type"))
+                continue
+            ct = types.get(uid)
+            wanted = (
+                ct is not None
+                and isinstance(row_id, int)
+                and (
+                    files
+                    if uid == FILE_UID
+                    else content and (uid.startswith("api::") or uid == USER_UID)
+                )
+            )
+            if not wanted or ct is None or not isinstance(row_id, int):
+                self.report.skipped[f"entities of {uid}"] += 1
+                continue
+            if uid == FILE_UID:
+                data = self._file(row_id, data)
+            elif uid == USER_UID:
+                data = {k: v for k, v in data.items() if k != "password"}
+            locale = data.get("locale") if ct.localized else None
+            if locale:
+                locales_used.add(str(locale))
+            draft = ct.draft_and_publish and data.get("publishedAt") is None
+            load.entry(
+                ct,
+                row_id,
+                str(data.get("documentId")),
+                locale,
+                data.get("publishedAt"),
+                data.get("createdAt"),
+                data.get("updatedAt"),
+                data,
+            )
+            rows.add(uid, row_id, str(data.get("documentId")), locale, draft)
+            self.report.entries[uid] += 1
+        self.progress("entities", n)
+        missing = sorted(locales_used - set(self.app.settings.locale_codes))
+        if missing:
+            # kept (the reference stored them): they are read once the locale is added
+            self.report.notes.append(
+                f"entries in locales the app does not have: {', '.join(missing)} (imported; "
+                "served once added: folio locale add CODE)"
+            )
+        absent = sorted(archive_locales - set(self.app.settings.locale_codes))
+        if absent:
+            self.report.notes.append(
+                f"locales of the archive without content here, not in config/i18n.json: "
+                f"{', '.join(absent)}"
+            )
+        self.report.components = sum(
+            v for k, v in load.counts.items() if k in self.registry.components
+        )
+        yield from self._links(load, rows, role_types, content, files)
+        config = 0
+        if "config" in self.parts:
+            for _ in self.reader.lines("configuration"):
+                config += 1
+        if config:
+            self.report.skipped["configuration records (core store settings, webhooks)"] = config
+        if self.report.skipped.get("entities of " + PERMISSION_UID):
+            self.report.notes.append(
+                "permissions are not imported: Folio's roles and permissions are in "
+                "config/permissions.json"
+            )
+        if self.report.entries.get(USER_UID):
+            self.report.notes.append(
+                f"{self.report.entries[USER_UID]} users imported without their password (the "
+                "reference's bcrypt hashes): they sign in after a password reset"
+            )
+
+    def _file(self, row_id: int, data: dict[str, Any]) -> dict[str, Any]:
+        """A file record pointing at the bytes as this app's provider stored them."""
+        out = dict(data)
+        url = self.urls.get((row_id, None))
+        if url is not None:
+            out["url"] = url
+            out["provider"] = self.app.storage.name
+        formats = data.get("formats")
+        if isinstance(formats, dict):
+            fixed = {}
+            for name, fmt in formats.items():
+                fmt_url = self.urls.get((row_id, name))
+                fixed[name] = {**fmt, "url": fmt_url} if fmt_url and isinstance(fmt, dict) else fmt
+            out["formats"] = fixed
+        return out
+
+    def _links(
+        self,
+        load: BulkLoad,
+        rows: _Rows,
+        role_types: dict[int, str],
+        content: bool,
+        files: bool,
+    ) -> Iterator[None]:
+        n = 0
+        for link in self.reader.lines("links"):
+            n += 1
+            if n % STEP == 0:
+                self.progress("links", n)
+                yield None
+            left = link.get("left") or {}
+            right = link.get("right") or {}
+            left_type = str(left.get("type"))
+            fld = str(left.get("field"))
+            if fld == "localizations":
+                continue  # a document's locales are its rows of one documentId
+            if left_type == FILE_UID and fld == "related":
+                if files and self._media(load, left, right, rows):
+                    continue
+                self.report.skipped[f"links {left_type}.{fld}"] += 1
+                continue
+            if left_type == USER_UID and fld == "role":
+                if content and self._role(load, left, right, rows, role_types):
+                    continue
+                self.report.skipped[f"links {left_type}.{fld}"] += 1
+                continue
+            if content and self._relation(load, left, right, rows):
+                continue
+            self.report.skipped[f"links {left_type}.{fld}"] += 1
+        self.progress("links", n)
+
+    def _relation(
+        self, load: BulkLoad, left: dict[str, Any], right: dict[str, Any], rows: _Rows
+    ) -> bool:
+        registry = self.registry
+        uid = str(left.get("type"))
+        owner: Schema | None = registry.content_types.get(uid) or registry.components.get(uid)
+        if owner is None or (not uid.startswith("api::") and uid not in registry.components):
+            return False
+        attr = owner.attributes.get(str(left.get("field")))
+        if attr is None or attr.type != "relation" or attr.mapped_by is not None:
+            return False
+        target = registry.content_types.get(str(right.get("type")))
+        found = rows.get(target.uid, right.get("ref")) if target is not None else None
+        if target is None or found is None:
+            return False
+        source_id = left.get("ref")
+        if not isinstance(source_id, int):
+            return False
+        source_draft = False
+        if isinstance(owner, ContentType):
+            source = rows.get(uid, source_id)
+            if source is None:
+                return False
+            source_draft = source[2]
+        doc, locale, draft = found
+        load.relation(
+            owner,
+            attr,
+            source_id,
+            source_draft,
+            doc,
+            locale if target.localized else None,
+            "draft" if draft else "published",
+            _position(left.get("pos")),
+            _position(right.get("pos")),
+        )
+        self.report.relations += 1
+        return True
+
+    def _media(
+        self, load: BulkLoad, left: dict[str, Any], right: dict[str, Any], rows: _Rows
+    ) -> bool:
+        registry = self.registry
+        uid = str(right.get("type"))
+        owner: Schema | None = registry.content_types.get(uid) or registry.components.get(uid)
+        if owner is None:
+            return False
+        attr = owner.attributes.get(str(right.get("field")))
+        file_id, related_id = left.get("ref"), right.get("ref")
+        if attr is None or attr.type != "media" or not isinstance(related_id, int):
+            return False
+        if not isinstance(file_id, int) or rows.get(FILE_UID, file_id) is None:
+            return False
+        if isinstance(owner, ContentType) and rows.get(uid, related_id) is None:
+            return False
+        load.media(file_id, owner, related_id, attr.name, _position(right.get("pos")))
+        self.report.media_links += 1
+        return True
+
+    def _role(
+        self,
+        load: BulkLoad,
+        left: dict[str, Any],
+        right: dict[str, Any],
+        rows: _Rows,
+        role_types: dict[int, str],
+    ) -> bool:
+        users = self.registry.content_types[USER_UID]
+        user_id = left.get("ref")
+        if not isinstance(user_id, int) or rows.get(USER_UID, user_id) is None:
+            return False
+        role_type = role_types.get(right.get("ref"))  # type: ignore[arg-type]
+        doc = self.roles.get(str(role_type))
+        if doc is None:
+            self.report.notes.append(
+                f"user id {user_id}: role {role_type!r} is not in config/permissions.json; "
+                "the user has no role"
+            )
+            return True
+        load.relation(users, users.attributes["role"], user_id, False, doc, None, None, 1.0, 1.0)
+        self.report.user_roles += 1
+        return True
+
+
+def _position(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 1.0
+
+
+def _nothing(load: BulkLoad) -> Iterator[None]:
+    return iter(())
+
+
+def _not_empty(exc: NotEmpty) -> TransferError:
+    held = ", ".join(f"{uid} ({n})" for uid, n in exc.counts.items())
+    return TransferError(
+        f"the database already holds content: {held}; nothing was imported (--force replaces it)"
+    )
+
+
+async def import_archive(
+    app: App,
+    path: Path | str,
+    *,
+    key: str | None = None,
+    force: bool = False,
+    only: list[str] | None = None,
+    exclude: list[str] | None = None,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Imports the archive at `path` (a file or an unpacked directory) into `app` (started:
+    its database open and synced). Raises TransferError, with nothing written."""
+    importer = Importer(
+        app, path, key=key, force=force, only=only, exclude=exclude, progress=progress
+    )
+    return await importer.run()
