@@ -14,7 +14,7 @@ const bundled = await build({
   stdin: {
     contents: `
       export { setIn, getIn, deepEqual } from "./src/fields/form";
-      export { writeValues, normalizeValues, fillFrom, newLocaleValues } from "./src/pages/edit/data";
+      export { writeValues, normalizeValues, fillFrom, newLocaleValues, graftIds } from "./src/pages/edit/data";
       export { parse as parseNumber } from "./src/fields/number";
       export { normalizeTime, toLocalInput, fromLocalInput } from "./src/fields/datetime";
       export { renderMarkdown } from "./src/fields/markdown";
@@ -138,6 +138,18 @@ check("entries keep their keys across a save", () => {
   assert.equal(after.blocks[0].__key, key);
   assert.equal(after.seo.__key, before.seo.__key);
   assert.equal(after.blocks[0].id, 7);
+});
+
+check("what was typed during a save keeps it and gets the new entries' ids", () => {
+  const sent = m.normalizeValues(meta, ct.attributes, { title: "a", blocks: [{ __component: "shared.quote", title: "q" }], seo: { metaTitle: "m" } });
+  const typed = m.setIn(m.setIn(sent, ["title"], "ab"), ["blocks", "0", "title"], "qq");
+  const server = m.normalizeValues(meta, ct.attributes, { id: 1, title: "a", blocks: [{ __component: "shared.quote", id: 8, title: "q" }], seo: { id: 3, metaTitle: "m" } }, sent);
+  const kept = m.graftIds(typed, server);
+  assert.equal(kept.title, "ab");
+  assert.equal(kept.blocks[0].title, "qq");
+  assert.equal(kept.blocks[0].id, 8);
+  assert.equal(kept.seo.id, 3);
+  assert.equal(m.graftIds(server, server), server);
 });
 
 check("filling from another locale copies its localized fields without component ids", () => {

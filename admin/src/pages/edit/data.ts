@@ -153,3 +153,35 @@ export function fillFrom(meta: Meta, ct: ContentTypeMeta, values: Values, source
   }
   return out;
 }
+
+/** The values typed while a save was on its way, given the ids the server gave the
+ * component and zone entries that save created (matched by their client keys), so that the
+ * next save updates those entries rather than making them again. */
+export function graftIds(current: unknown, server: unknown): unknown {
+  if (Array.isArray(current)) {
+    if (!Array.isArray(server)) return current;
+    const byKey = new Map<unknown, unknown>();
+    for (const s of server) if (isObject(s) && s.__key !== undefined) byKey.set(s.__key, s);
+    let changed = false;
+    const out = current.map((c) => {
+      const g = isObject(c) ? graftIds(c, byKey.get(c.__key)) : c;
+      if (g !== c) changed = true;
+      return g;
+    });
+    return changed ? out : current;
+  }
+  if (!isObject(current) || !isObject(server)) return current;
+  if (current.__key !== undefined && server.__key !== current.__key) return current;
+  let out = current;
+  const set = (k: string, v: unknown) => {
+    if (out === current) out = { ...current };
+    out[k] = v;
+  };
+  if (current.__key !== undefined && (current.id === undefined || current.id === null) && server.id !== undefined) set("id", server.id);
+  for (const k of Object.keys(current)) {
+    if (k === "__key" || k === "id") continue;
+    const g = graftIds(current[k], server[k]);
+    if (g !== current[k]) set(k, g);
+  }
+  return out;
+}

@@ -12,7 +12,7 @@ import { Fields } from "../../fields/render";
 import { fieldId } from "../../fields/render";
 import { findInvalidJson, isInvalidJson } from "../../fields/json-marker";
 import { deepEqual, FormContext, setIn, type FormApi } from "../../fields/form";
-import { emptyValues, fillFrom, newLocaleValues, normalizeValues, writeValues, type Values } from "./data";
+import { emptyValues, fillFrom, graftIds, newLocaleValues, normalizeValues, writeValues, type Values } from "./data";
 import { ErrorSummary } from "./summary";
 import { LocalePanel, type LocaleVersion } from "./locales";
 
@@ -154,10 +154,11 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
     : (values[ct.mainField] as string | null | undefined) || (doc.exists ? "Untitled" : creating ? "Create an entry" : ct.displayName);
   useDocumentTitle(single ? title : `${title} · ${ct.displayName}`);
 
-  /** Shows a document read from the server (after a read or a write). */
-  const show = (data: Values, locales: LocaleVersion[] | null, previous: Values | null) => {
+  /** Shows a document read from the server (after a read or a write). `sent`: the values a
+   * write sent; what was typed since it left is kept (and stays unsaved). */
+  const show = (data: Values, locales: LocaleVersion[] | null, previous: Values | null, sent = false) => {
     const v = normalizeValues(meta, ct.attributes, data, previous);
-    setValues(v);
+    setValues((current) => (sent && previous && current !== previous ? (graftIds(current, v) as Values) : v));
     setSaved(v);
     setErrors(NO_ERRORS);
     setDoc((d) => {
@@ -305,7 +306,7 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
       try {
         const data = await write();
         notify(doc.exists ? "Saved" : "Created");
-        show(data, null, values);
+        show(data, null, values, true);
         afterCreate(data);
       } catch (e) {
         failed(e, "The document could not be saved");
@@ -324,7 +325,7 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
           data = (await api.post<{ data: Values }>(`${docPath}/actions/publish`, body, params)).data;
         }
         notify("Published");
-        show(data, null, values);
+        show(data, null, values, true);
         afterCreate(data);
       } catch (e) {
         failed(e, "The document could not be published");
