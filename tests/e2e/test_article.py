@@ -95,8 +95,8 @@ def _block_tool(page: Page, *names: str) -> Locator:
 
 
 def _write_blocks(page: Page) -> None:
-    """A heading, a two-item bulleted list and a paragraph with bold text, through the
-    editor's toolbar and keyboard."""
+    """A heading, a two-item bulleted list, a paragraph with bold text and a quote with
+    italic text, through the editor's toolbar and keyboard."""
     editor = _blocks_editor(page)
     editor.click()
     style = _blocks_toolbar(page).get_by_role("combobox", name=rx("block type", "style"))
@@ -118,6 +118,16 @@ def _write_blocks(page: Page) -> None:
     page.keyboard.press("Control+B")
     page.keyboard.type("strong")
     page.keyboard.press("Control+B")
+    page.keyboard.press("Enter")
+    if style.count():
+        style.first.select_option(label=_option_like(style.first, r"^quote"))
+    else:
+        _block_tool(page, "quote").click()
+    editor.focus()
+    page.keyboard.type("Wise ")
+    page.keyboard.press("Control+I")
+    page.keyboard.type("words")
+    page.keyboard.press("Control+I")
 
 
 def _option_like(select: Locator, pattern: str) -> str:
@@ -333,6 +343,9 @@ def test_blocks_editor(signed_in_page: Page, server: Server, made: dict[str, str
     assert [_texts(i["children"]) for i in bullets["children"]] == ["first point", "second point"]
     paragraph = next(b for b in a["content"] if b["type"] == "paragraph" and _texts(b["children"]))
     assert {"type": "text", "text": "strong", "bold": True} in paragraph["children"], kinds
+    quote = next(b for b in a["content"] if b["type"] == "quote")
+    assert _texts(quote["children"]) == "Wise words"
+    assert {"type": "text", "text": "words", "italic": True} in quote["children"], quote
     page.reload()
     expect(_blocks_editor(page).get_by_role("heading", name="Chapter one")).to_be_visible()
     expect(_blocks_editor(page).get_by_role("listitem")).to_have_count(2)

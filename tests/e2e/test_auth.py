@@ -72,6 +72,11 @@ def test_sign_in_and_out(fresh_page: Page, server: Server) -> None:
     page.get_by_role("button", name=SIGN_IN).click()
     _signed_in(page)
     axe(page, "home")
+    page.get_by_role("navigation", name=rx("main")).get_by_role(
+        "link", name=rx("your profile")
+    ).click()
+    expect(page.get_by_label(rx("^email")).first).to_have_value(ADMIN_EMAIL)
+    axe(page, "profile")
 
     # the session outlives a reload
     page.reload()

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import FilePayload, Locator, Page, expect
 
-from tests.e2e.conftest import Server, axe
-from tests.e2e.panel import admin, dialog, image_file, rx
+from tests.e2e.conftest import Server, axe, wait_until
+from tests.e2e.panel import admin, dialog, image_file, png, rx
 
 
 def _files(page: Page) -> Locator:
@@ -77,3 +77,59 @@ def test_upload_edit_and_delete_files(signed_in_page: Page, server: Server) -> N
     expect(_files(page)).to_have_count(1)
     expect(_files(page).first).to_contain_text("dog.png")
     assert [f["name"] for f in _stored(server)] == ["dog.png"]
+
+
+def test_type_filter_replace_focal_point_and_usage(signed_in_page: Page, server: Server) -> None:
+    page = signed_in_page
+    admin(page, "/plugins/upload")
+    count = len(_stored(server)) + 2
+    notes = FilePayload(name="notes.txt", mimeType="text/plain", buffer=b"some notes\n")
+    page.get_by_label(rx("^upload files")).first.set_input_files(
+        [image_file("bird.png", (200, 10, 10)), notes]
+    )
+    expect(_files(page)).to_have_count(count)
+    assert len(_stored(server)) == count
+
+    # filter by type
+    page.get_by_label(rx("^type$")).select_option(label="Other files")
+    expect(_files(page)).to_have_count(1)
+    expect(_files(page).first).to_contain_text("notes.txt")
+    page.get_by_label(rx("^type$")).select_option(label="Images")
+    expect(_files(page)).to_have_count(count - 1)
+    axe(page, "media library, images only")
+    page.get_by_label(rx("^type$")).select_option(label="All types")
+    expect(_files(page)).to_have_count(count)
+
+    # where a file is used
+    bird = next(f for f in _stored(server) if f["name"] == "bird.png")
+    server.create("articles", {"title": "Birds of a feather", "cover": bird["id"]}, "?status=draft")
+    page.get_by_role("button", name=rx("^bird\\.png.*details", "^edit bird\\.png")).first.click()
+    details = dialog(page)
+    used = details.get_by_role("list", name=rx("entries using this file"))
+    expect(used).to_contain_text("Birds of a feather")
+
+    # a focal point, then the bytes replaced under the same id
+    details.get_by_label(rx("^focal point x")).fill("25")
+    details.get_by_label(rx("^focal point y")).fill("75")
+    details.get_by_role("button", name=rx("save", exact=True)).click()
+    server.admin_sign_in()
+    wait_until(
+        lambda: (
+            (server.call("GET", f"/admin/api/upload/files/{bird['id']}").body["data"] or {}).get(
+                "focalPoint"
+            )
+            == {"x": 25, "y": 75}
+        )
+    )
+    bigger = FilePayload(name="bird-large.png", mimeType="image/png", buffer=png(16, 12))
+    details.get_by_label(rx("^replace the file")).set_input_files(bigger)
+    wait_until(lambda: _file(server, bird["id"]).get("width") == 16)
+    replaced = _file(server, bird["id"])
+    assert replaced["id"] == bird["id"] and replaced["height"] == 12
+    axe(page, "file details with its usage")
+
+
+def _file(server: Server, file_id: int) -> dict[str, Any]:
+    r = server.call("GET", f"/api/upload/files/{file_id}")
+    assert r.status == 200, r.body
+    return dict(r.body)
