@@ -55,7 +55,7 @@ export function ComponentField(props: FieldProps) {
   return (
     <div class="repeatable">
       {entries.length === 0 && <p class="muted">No entry yet.</p>}
-      <EntryList domId={id} path={path} entries={entries} componentOf={() => comp} max={max} min={min} {...shared} />
+      <EntryList domId={id} path={path} entries={entries} componentOf={() => comp} min={min} {...shared} />
       <button
         type="button"
         class="button button-secondary add-entry"

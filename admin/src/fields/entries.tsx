@@ -2,7 +2,6 @@
 // component): each collapsible, titled by its first text field, moved with buttons (keyboard)
 // or by dragging its handle, removed; min/max entries respected. Entries are memoized and
 // keyed by a client key, so typing in one entry re-renders that entry only.
-import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Attribute, ComponentMeta, ContentTypeMeta, Meta } from "../meta";
 import { newKey, useForm } from "./form";
@@ -209,10 +208,8 @@ export interface EntryListProps extends EntryShared {
   path: string[];
   entries: Entry[];
   componentOf(entry: Entry): ComponentMeta | undefined;
-  max?: number;
+  /** entries cannot be removed below this count */
   min?: number;
-  /** the label of the list ("links", "blocks") for the entries' names */
-  children?: ComponentChildren;
 }
 
 /** moves an item of an array */

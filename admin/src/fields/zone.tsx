@@ -39,7 +39,6 @@ export function ZoneField(props: FieldProps) {
         path={path}
         entries={entries}
         componentOf={(e) => meta.components.find((c) => c.uid === e.__component)}
-        max={max}
         min={min}
         errors={errors}
         disabled={disabled}

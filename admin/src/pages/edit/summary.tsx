@@ -1,7 +1,6 @@
 // The list of the server's validation errors above the form, focused after a refused save;
 // each links to its field.
 import type { Ref } from "preact";
-import type { Attribute } from "../../meta";
 import { fieldId } from "../../fields/render";
 
 function readable(path: string): string {
@@ -20,7 +19,7 @@ function target(path: string[]): HTMLElement | null {
   return null;
 }
 
-export function ErrorSummary({ errors, innerRef }: { errors: Map<string, string>; attributes: Record<string, Attribute>; innerRef: Ref<HTMLDivElement> }) {
+export function ErrorSummary({ errors, innerRef }: { errors: Map<string, string>; innerRef: Ref<HTMLDivElement> }) {
   if (errors.size === 0) return null;
   const n = errors.size;
   return (

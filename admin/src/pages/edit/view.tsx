@@ -9,7 +9,6 @@ import { addBlocker, href, navigate } from "../../router";
 import { Button, ConfirmDialog, ErrorState, PageHeader, Spinner, StatusBadge, notify, useDocumentTitle } from "../../ui";
 import { formatDateTime } from "../../ui/format";
 import { Fields } from "../../fields/render";
-import { fieldId } from "../../fields/render";
 import { findInvalidJson, isInvalidJson } from "../../fields/json-marker";
 import { deepEqual, FormContext, setIn, type FormApi } from "../../fields/form";
 import { emptyValues, fillFrom, graftIds, newLocaleValues, normalizeValues, writeValues, type Values } from "./data";
@@ -452,7 +451,7 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
           </div>
         }
       />
-      <ErrorSummary innerRef={summaryRef} errors={errors} attributes={ct.attributes} />
+      <ErrorSummary innerRef={summaryRef} errors={errors} />
       <div class="edit-layout">
         <form
           class="edit-form"
@@ -555,4 +554,3 @@ function Editor({ ct, meta, documentId: routeId, single, search }: EditViewProps
   );
 }
 
-export { fieldId };
