@@ -21,6 +21,23 @@ from folio.http.app import build_asgi
 FIXTURES = Path(__file__).parent / "fixtures"
 PG_URL = os.environ.get("FOLIO_TEST_DATABASE_URL")
 BACKENDS = ["sqlite", *(["postgres"] if PG_URL else [])]
+# one half of a run split in two processes (scripts/test): "postgres" keeps the tests that
+# run on PostgreSQL, "sqlite" every other one
+SHARD = os.environ.get("FOLIO_TEST_SHARD")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if SHARD not in ("sqlite", "postgres"):
+        return
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_postgres = callspec is not None and callspec.params.get("backend") == "postgres"
+        (keep if on_postgres == (SHARD == "postgres") else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 def reset_postgres(url: str) -> None:
