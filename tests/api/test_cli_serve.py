@@ -61,7 +61,7 @@ def test_banner_and_mail_in_the_log(tmp_path: Path) -> None:
     banner = next(line for line in text.splitlines() if line.startswith("folio "))
     assert banner == (
         f"folio {__version__} · app {app.resolve()} · database sqlite .tmp/data.db"
-        f" · {base} · environment development"
+        f" · {base} · environment development · admin panel {base}/admin"
     )
     assert "INFO: folio.mail: mail to mailme@example.com: Reset password" in text
     assert "Use this code to reset it: " in text

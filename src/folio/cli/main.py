@@ -99,6 +99,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
     banner = (
         f"folio {__version__} · app {app_dir} · database {_database(settings.database_url)}"
         f" · http://{host}:{port} · environment {environment()}"
+        f" · admin panel http://{host}:{port}/admin"
     )
     if args.log_format == "json":
         from folio.logformat import line
