@@ -32,18 +32,23 @@ from folio.store.program import Program, one_of, query
 Converter = Callable[[Any], Any]
 
 
-@dataclass(frozen=True)
 class Columns:
     """The select list of a table's rows: keys (JSON names) and their converters."""
 
-    sql: str
-    keys: tuple[str, ...]
-    convert: tuple[Converter | None, ...]
+    __slots__ = ("_converted", "convert", "keys", "sql")
+
+    def __init__(self, sql: str, keys: tuple[str, ...], convert: tuple[Converter | None, ...]):
+        self.sql = sql
+        self.keys = keys
+        self.convert = convert
+        self._converted = [(keys[i], fn) for i, fn in enumerate(convert) if fn is not None]
 
     def record(self, row: Any) -> dict[str, Any]:
-        out = {}
-        for key, fn, value in zip(self.keys, self.convert, row, strict=True):
-            out[key] = fn(value) if fn is not None and value is not None else value
+        out = dict(zip(self.keys, row, strict=True))
+        for key, fn in self._converted:
+            value = out[key]
+            if value is not None:
+                out[key] = fn(value)
         return out
 
 
