@@ -1,11 +1,12 @@
 """The bulk-load API: rows written as they are given (documents with their ids,
 documentIds, locales, versions and times; components and dynamic zones with their ids;
-relation links by target document; media links), in batched multi-row INSERTs, all in ONE
+relation links by target document; media links), written in batches, all in ONE
 transaction (`DocumentService.bulk_load`): the load happens whole or not at all.
 
 A caller (the archive import) describes rows with `entry`, `relation` and `media`, from a
-generator function `work(load)` that yields now and then; at each yield the batches that
-are full are written, so memory holds one batch per table at most. Values are checked and
+generator function `work(load)` that yields now and then; at each yield, once a batch is
+full, the buffered rows are written (COPY on PostgreSQL), so memory holds about one batch
+per table. Values are checked and
 converted by their attribute kinds, as a write through the document API would store them;
 nothing else of a write happens (no validation of required values or relation targets, no
 events, no webhooks): the data is a copy of content that was valid where it came from."""
@@ -15,7 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from folio.content.sql.bulk import BulkStatements, insert_rows, rows_per_batch
+from folio.content.sql.bulk import (
+    BulkStatements,
+    insert_rows,
+    timestamp_converter,
+    value_converter,
+)
 from folio.content.sql.layout import (
     FILES_LINK_TABLE,
     SOURCE_DRAFT,
@@ -25,15 +31,14 @@ from folio.content.sql.layout import (
     status_scoped,
 )
 from folio.errors import ValidationError
-from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.kinds.base import InvalidValue
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
-from folio.schema.values import parse_datetime
 from folio.store.program import Program
 
 Converter = Callable[[Any], Any]
-# rows per INSERT (fewer where a table has many columns: see rows_per_batch)
-BATCH_ROWS = 500
+RelationWriter = Callable[[int, bool, str, str | None, str | None, float, float], None]
+# rows per bulk write of a table
+BATCH_ROWS = 2000
 
 
 class NotEmpty(Exception):
@@ -55,7 +60,7 @@ class _Buffer:
         self.table = table
         self.columns = columns
         self.rows: list[list[Any]] = []
-        self.limit = rows_per_batch(len(columns), BATCH_ROWS)
+        self.limit = BATCH_ROWS
 
 
 class _Shape:
@@ -67,22 +72,12 @@ class _Shape:
         self.scalars: list[tuple[str, str, Converter]] = []
         for attr in schema.scalar_attributes:
             if attr.column is not None:
-                self.scalars.append((attr.name, attr.column, _converter(attr, dialect)))
+                self.scalars.append((attr.name, attr.column, value_converter(attr, dialect)))
+        self.columns = [column for _, column, _ in self.scalars]
         self.components = [
             a for a in schema.attributes.values() if a.type in ("component", "dynamiczone")
         ]
         self.cmps = components_table_name(schema) if self.components else ""
-
-
-def _converter(attr: Attribute, dialect: str) -> Converter:
-    kind = attr.kind
-
-    def convert(value: Any) -> Any:
-        if value is None:
-            return None
-        return kind.to_db(kind.coerce(attr, value), dialect)
-
-    return convert
 
 
 class BulkLoad:
@@ -98,6 +93,7 @@ class BulkLoad:
         # tables whose rows carry their own ids (and so their identity to move past them)
         self._with_ids: set[str] = set()
         self._full = False
+        self._time = timestamp_converter(dialect)
         self.counts: dict[str, int] = {}
 
     def _shape(self, schema: Schema) -> _Shape:
@@ -114,11 +110,6 @@ class BulkLoad:
         buf.rows.append(row)
         if len(buf.rows) >= buf.limit:
             self._full = True
-
-    def _time(self, value: Any) -> Any:
-        if value is None:
-            return None
-        return TIMESTAMP_KIND.to_db(parse_datetime(value), self.dialect)
 
     # ------------------------------------------------------------------ rows
     def entry(
@@ -159,15 +150,18 @@ class BulkLoad:
     def _scalars(
         self, shape: _Shape, row_id: int, data: Mapping[str, Any], cols: list[str], row: list[Any]
     ) -> None:
-        for name, column, convert in shape.scalars:
-            if name not in data:
-                continue
-            try:
-                value = convert(data[name])
-            except (InvalidValue, ValueError, TypeError, OverflowError) as exc:
-                raise self._error(shape.schema, row_id, name, str(exc)) from None
-            cols.append(column)
-            row.append(value)
+        """Every scalar column's value (NULL for an attribute the data lacks)."""
+        get = data.get
+        try:
+            row += [convert(get(name)) for name, _, convert in shape.scalars]
+        except (InvalidValue, ValueError, TypeError, OverflowError):
+            for name, _, convert in shape.scalars:
+                try:
+                    convert(get(name))
+                except (InvalidValue, ValueError, TypeError, OverflowError) as exc:
+                    raise self._error(shape.schema, row_id, name, str(exc)) from None
+            raise
+        cols += shape.columns
 
     def _components(self, shape: _Shape, owner_id: int, data: Mapping[str, Any]) -> None:
         for attr in shape.components:
@@ -219,15 +213,50 @@ class BulkLoad:
         """One link of an owning relation attribute: from row `source_id` (a draft or not)
         to a document (in a locale, where its type has locales; in one status, where the
         link is status-scoped: from a source without drafts to a type with them)."""
-        columns = ["source_id", "target_document_id", "target_locale", "position", "inv_position"]
-        row: list[Any] = [source_id, target_document_id, target_locale, position, inv_position]
-        if status_scoped(owner, attr, self.registry):
-            columns.append("target_status")
-            row.append(target_status)
-        if source_drafts(owner):
-            columns.append(SOURCE_DRAFT)
-            row.append(1 if source_draft else 0)
-        self._add(link_table_name(owner, attr), tuple(columns), row)
+        self.relation_writer(owner, attr)(
+            source_id,
+            source_draft,
+            target_document_id,
+            target_locale,
+            target_status,
+            position,
+            inv_position,
+        )
+
+    def relation_writer(self, owner: Schema, attr: Attribute) -> RelationWriter:
+        """`relation` for one attribute, its link table's shape worked out once: the form a
+        load of a million links calls."""
+        scoped = status_scoped(owner, attr, self.registry)
+        drafts = source_drafts(owner)
+        columns = ["source_id", "target_document_id", "target_locale", "position"]
+        columns += ["inv_position", *(["target_status"] if scoped else [])]
+        columns += [SOURCE_DRAFT] if drafts else []
+        key = (link_table_name(owner, attr), tuple(columns))
+        buf = self._buffers.get(key)
+        if buf is None:
+            buf = self._buffers[key] = _Buffer(*key)
+        rows = buf.rows
+        limit = buf.limit
+
+        def write(
+            source_id: int,
+            source_draft: bool,
+            target_document_id: str,
+            target_locale: str | None,
+            target_status: str | None,
+            position: float,
+            inv_position: float,
+        ) -> None:
+            row: list[Any] = [source_id, target_document_id, target_locale, position, inv_position]
+            if scoped:
+                row.append(target_status)
+            if drafts:
+                row.append(1 if source_draft else 0)
+            rows.append(row)
+            if len(rows) >= limit:
+                self._full = True
+
+        return write
 
     def media(
         self, file_id: int, owner: Schema, related_id: int, field: str, position: float
@@ -254,7 +283,9 @@ class BulkLoad:
         for buf in rows_first:
             # every buffer, full or not: a link's row may reference one still buffered
             while buf.rows:
-                batch, buf.rows = buf.rows[: buf.limit], buf.rows[buf.limit :]
+                # in place: a relation writer holds on to the list
+                batch = buf.rows[: buf.limit]
+                del buf.rows[: buf.limit]
                 yield insert_rows(buf.table, buf.columns, batch)
 
     def program(self, work: Callable[[BulkLoad], Iterator[Any]], replace: bool) -> Program:
@@ -263,6 +294,7 @@ class BulkLoad:
             if not replace:
                 raise NotEmpty(counts)
             yield from self.sql.clear()
+        yield from self.sql.before_load()
         steps = work(self)
         while True:
             try:

@@ -19,7 +19,7 @@ from folio.store.availability import Availability
 from folio.store.database import Database, invalid_value
 from folio.store.pglisten import Listener
 from folio.store.pgpool import ConnectionPool
-from folio.store.program import Batch, Pause, Program, Stmt, Version
+from folio.store.program import Batch, Pause, Program, Rows, Stmt, Version
 from folio.store.upkeep import Upkeep
 from folio.store.upkeep import enabled as upkeep_enabled
 
@@ -184,6 +184,12 @@ class PostgresDatabase(Database):
                     result = None
                 elif isinstance(step, Version):
                     result = None if writing else await self._version(conn)
+                elif isinstance(step, Rows):
+                    self._count += 1
+                    await conn.copy_records_to_table(
+                        step.table, records=step.rows, columns=list(step.columns)
+                    )
+                    result = len(step.rows)
                 else:
                     result = await self._one(conn, step)
                 step = program.send(result)

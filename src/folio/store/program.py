@@ -84,7 +84,24 @@ class Pause:
         self.wait_async = wait_async
 
 
-Program = Generator[Stmt | Batch | Version | Pause, Any, Any]
+class Rows:
+    """Many rows for one table, written in bulk (an import): PostgreSQL copies them (COPY,
+    binary), SQLite runs one prepared INSERT over them. Values are ready bound parameters,
+    one per column; the program receives the number of rows."""
+
+    __slots__ = ("columns", "rows", "table")
+
+    def __init__(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        self.table = table
+        self.columns = tuple(columns)
+        self.rows = rows
+
+    def insert_sql(self) -> str:
+        names = ", ".join(f'"{c}"' for c in self.columns)
+        return f'INSERT INTO "{self.table}" ({names}) VALUES ({marks(len(self.columns))})'
+
+
+Program = Generator[Stmt | Batch | Version | Pause | Rows, Any, Any]
 
 
 def query(sql: str, params: Sequence[Any] = ()) -> Stmt:

@@ -29,7 +29,7 @@ from typing import Any
 from folio.caches import BoundedCache, weigh
 from folio.store.availability import guard_sqlite
 from folio.store.database import Database, invalid_value
-from folio.store.program import Batch, Pause, Program, Stmt, Version
+from folio.store.program import Batch, Pause, Program, Rows, Stmt, Version
 
 log = logging.getLogger("folio")
 
@@ -145,8 +145,12 @@ class SqliteDatabase(Database):
         except StopIteration as stop:
             return stop.value
 
-    def _step(self, conn: sqlite3.Connection, step: Stmt | Batch | Version | Pause) -> Any:
+    def _step(self, conn: sqlite3.Connection, step: Stmt | Batch | Version | Pause | Rows) -> Any:
         """One statement's rows, a batch's list of them, or the version token."""
+        if isinstance(step, Rows):
+            self._count += 1
+            conn.executemany(step.insert_sql(), step.rows)
+            return len(step.rows)
         if isinstance(step, Pause):
             step.arrive()
             step.wait_sync()

@@ -174,9 +174,11 @@ def _stage_of(name: str) -> str | None:
     return None
 
 
-def _parse_lines(stream: IO[bytes], label: str) -> Iterator[dict[str, Any]]:
+def _parse_lines(
+    stream: IO[bytes], label: str, skip: bytes | None = None
+) -> Iterator[dict[str, Any]]:
     for number, line in enumerate(stream, start=1):
-        if not line.strip():
+        if not line.strip() or (skip is not None and skip in line):
             continue
         try:
             item = orjson.loads(line)
@@ -259,19 +261,20 @@ class ArchiveReader:
         folder = self.path / prefix
         return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
 
-    def lines(self, stage: str) -> Iterator[dict[str, Any]]:
-        """The JSON objects of one stage's files, in file order."""
+    def lines(self, stage: str, skip: bytes | None = None) -> Iterator[dict[str, Any]]:
+        """The JSON objects of one stage's files, in file order; `skip`: lines that hold
+        these bytes are passed over unparsed."""
         if stage not in STAGES:
             raise ValueError(stage)
         if self.directory:
             for path in self._files(stage):
                 if path.name.endswith(".jsonl"):
                     with path.open("rb") as f:
-                        yield from _parse_lines(f, f"{stage}/{path.name}")
+                        yield from _parse_lines(f, f"{stage}/{path.name}", skip)
             return
         for name, _, stream in self._members():
             if _stage_of(name) == stage:
-                yield from _parse_lines(stream, name)
+                yield from _parse_lines(stream, name, skip)
 
     def metadata(self) -> dict[str, Any]:
         if self.directory:

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO, Protocol, cast
 
 from folio.config import Settings
 from folio.content.accounts.users import UserService
-from folio.content.bulk import BulkLoad, NotEmpty
+from folio.content.bulk import BulkLoad, NotEmpty, RelationWriter
 from folio.content.documents import DocumentService
 from folio.files.providers import Provider
 from folio.schema.builtins import FILE_UID, ROLE_UID, USER_UID
@@ -42,6 +42,7 @@ from folio.transfer.schemas import compare, report
 LOCALE_UID = "plugin::i18n.locale"
 PERMISSION_UID = "plugin::users-permissions.permission"
 PARTS = ("content", "files", "config")
+LOCALIZATIONS = b'"field":"localizations"'
 # archive records between two flushes of full batches (and progress reports)
 STEP = 2000
 
@@ -110,7 +111,17 @@ class _Rows:
         self.by_type.setdefault(uid, {})[row_id] = (doc, locale, draft)
 
     def get(self, uid: str, row_id: Any) -> tuple[str, str | None, bool] | None:
-        return self.by_type.get(uid, {}).get(row_id) if isinstance(row_id, int) else None
+        rows = self.by_type.get(uid)
+        return rows.get(row_id) if rows is not None and type(row_id) is int else None
+
+
+@dataclass(frozen=True)
+class _Plan:
+    owner: Schema
+    write: RelationWriter
+    target: str
+    localized: bool
+    from_type: bool  # the owner is a content type (not a component)
 
 
 class Importer:
@@ -138,6 +149,7 @@ class Importer:
         self.urls: dict[tuple[Any, str | None], str] = {}
         self.stored: list[str] = []
         self.roles: dict[str, str] = {}  # role type -> Folio role documentId
+        self._plans: dict[tuple[str, str], _Plan | None] = {}
 
     # ------------------------------------------------------------------ steps
     def check_schemas(self) -> None:
@@ -326,7 +338,9 @@ class Importer:
         files: bool,
     ) -> Iterator[None]:
         n = 0
-        for link in self.reader.lines("links"):
+        # a document's locales are its rows of one documentId: the reference's
+        # `localizations` links (a quarter of them) are not even parsed
+        for link in self.reader.lines("links", skip=LOCALIZATIONS):
             n += 1
             if n % STEP == 0:
                 self.progress("links", n)
@@ -352,38 +366,51 @@ class Importer:
             self.report.skipped[f"links {left_type}.{fld}"] += 1
         self.progress("links", n)
 
+    def _plan(self, load: BulkLoad, uid: str, field_name: str) -> _Plan | None:
+        """How the links of one owning relation attribute are written (None: not one the
+        app has)."""
+        key = (uid, field_name)
+        if key in self._plans:
+            return self._plans[key]
+        registry = self.registry
+        owner: Schema | None = registry.content_types.get(uid) or registry.components.get(uid)
+        plan = None
+        if owner is not None and (uid.startswith("api::") or uid in registry.components):
+            attr = owner.attributes.get(field_name)
+            target = registry.content_types.get(str(attr.target)) if attr is not None else None
+            if attr is not None and attr.type == "relation" and attr.mapped_by is None and target:
+                plan = _Plan(
+                    owner,
+                    load.relation_writer(owner, attr),
+                    target.uid,
+                    target.localized,
+                    isinstance(owner, ContentType),
+                )
+        self._plans[key] = plan
+        return plan
+
     def _relation(
         self, load: BulkLoad, left: dict[str, Any], right: dict[str, Any], rows: _Rows
     ) -> bool:
-        registry = self.registry
-        uid = str(left.get("type"))
-        owner: Schema | None = registry.content_types.get(uid) or registry.components.get(uid)
-        if owner is None or (not uid.startswith("api::") and uid not in registry.components):
+        plan = self._plan(load, str(left.get("type")), str(left.get("field")))
+        if plan is None or right.get("type") != plan.target:
             return False
-        attr = owner.attributes.get(str(left.get("field")))
-        if attr is None or attr.type != "relation" or attr.mapped_by is not None:
-            return False
-        target = registry.content_types.get(str(right.get("type")))
-        found = rows.get(target.uid, right.get("ref")) if target is not None else None
-        if target is None or found is None:
-            return False
+        found = rows.get(plan.target, right.get("ref"))
         source_id = left.get("ref")
-        if not isinstance(source_id, int):
+        if found is None or not isinstance(source_id, int):
             return False
         source_draft = False
-        if isinstance(owner, ContentType):
-            source = rows.get(uid, source_id)
+        if plan.from_type:
+            source = rows.get(plan.owner.uid, source_id)
             if source is None:
                 return False
             source_draft = source[2]
         doc, locale, draft = found
-        load.relation(
-            owner,
-            attr,
+        plan.write(
             source_id,
             source_draft,
             doc,
-            locale if target.localized else None,
+            locale if plan.localized else None,
             "draft" if draft else "published",
             _position(left.get("pos")),
             _position(right.get("pos")),
@@ -437,7 +464,7 @@ class Importer:
 
 
 def _position(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 1.0
+    return float(value) if type(value) in (int, float) else 1.0
 
 
 def _nothing(load: BulkLoad) -> Iterator[None]:
