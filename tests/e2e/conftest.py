@@ -479,9 +479,10 @@ def axe(page: Any, what: str = "") -> None:
         pytest.fail(report)
 
 
-def wait_until(predicate: Any, seconds: float = 10) -> None:
+def wait_until(predicate: Any, seconds: float = 10, what: str = "") -> None:
     """Polls a condition outside the browser (a server-side state) until it holds."""
     deadline = time.monotonic() + seconds
     while not predicate():
-        assert time.monotonic() < deadline, "condition not met in time"
+        if time.monotonic() > deadline:
+            pytest.fail(f"not so after {seconds} s: {what or predicate}")
         time.sleep(0.05)

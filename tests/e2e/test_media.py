@@ -4,6 +4,7 @@ REST's upload routes."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.sync_api import FilePayload, Locator, Page, expect
@@ -111,7 +112,9 @@ def test_type_filter_replace_focal_point_and_usage(signed_in_page: Page, server:
     # a focal point, then the bytes replaced under the same id
     details.get_by_label(rx("^focal point x")).fill("25")
     details.get_by_label(rx("^focal point y")).fill("75")
-    details.get_by_role("button", name=rx("save", exact=True)).click()
+    save = details.get_by_role("button", name=rx("save", exact=True))
+    save.click()
+    expect(save).to_be_disabled()  # saved: nothing left to save
     server.admin_sign_in()
     wait_until(
         lambda: (
@@ -123,7 +126,8 @@ def test_type_filter_replace_focal_point_and_usage(signed_in_page: Page, server:
     )
     bigger = FilePayload(name="bird-large.png", mimeType="image/png", buffer=png(16, 12))
     details.get_by_label(rx("^replace the file")).set_input_files(bigger)
-    wait_until(lambda: _file(server, bird["id"]).get("width") == 16)
+    expect(details).to_contain_text(re.compile(r"16\s*\W\s*12"))
+    wait_until(lambda: _file(server, bird["id"]).get("width") == 16, what="width 16 stored")
     replaced = _file(server, bird["id"])
     assert replaced["id"] == bird["id"] and replaced["height"] == 12
     axe(page, "file details with its usage")
