@@ -523,6 +523,7 @@ def test_a_single_type(signed_in_page: Page, server: Server) -> None:
     zone.get_by_role("button", name=rx("quote", exact=True)).first.click()
     field(entry(zone, "Quote 1"), "body").fill("We write.")
     action(page, "save")
+    expect(button(page, "save")).to_be_disabled()  # saved: nothing left to save
     expect(button(page, "publish")).to_have_count(0)
     axe(page, "single type without draft and publish")
     about = server.call("GET", "/api/about?populate=*").body["data"]
