@@ -87,6 +87,7 @@ class Exporter:
         self.counts["configuration"] = 0
         # role type -> row id (for the permissions' links)
         self.roles: dict[str, int] = {}
+        self._exported = {ct.uid for ct in self.exported_types()} | set(self.registry.components)
         # (permission id, role id, position in the role's list)
         self.granted: list[tuple[int, int, int]] = []
 
