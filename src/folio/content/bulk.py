@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from folio.content.sql.bulk import (
+    TEXT_TYPES,
     BulkStatements,
     insert_rows,
     timestamp_converter,
@@ -63,16 +64,24 @@ class _Buffer:
         self.limit = BATCH_ROWS
 
 
+_TEXTUAL = frozenset({str, type(None)})
+
+
 class _Shape:
     """How one schema's rows are written: its scalar columns and their converters, its
     component fields."""
 
     def __init__(self, schema: Schema, dialect: str) -> None:
         self.schema = schema
-        self.scalars: list[tuple[str, str, Converter]] = []
-        for attr in schema.scalar_attributes:
-            if attr.column is not None:
-                self.scalars.append((attr.name, attr.column, value_converter(attr, dialect)))
+        # text attributes first: their archived strings are their stored values, taken
+        # as they are once their types are checked together (`_scalars`)
+        attrs = [a for a in schema.scalar_attributes if a.column is not None]
+        self.texts = [a.name for a in attrs if a.type in TEXT_TYPES]
+        self.scalars: list[tuple[str, str, Converter]] = [
+            (a.name, str(a.column), value_converter(a, dialect)) for a in attrs
+        ]
+        self.scalars.sort(key=lambda item: item[0] not in self.texts)
+        self.converted = self.scalars[len(self.texts) :]
         self.columns = [column for _, column, _ in self.scalars]
         self.components = [
             a for a in schema.attributes.values() if a.type in ("component", "dynamiczone")
@@ -153,14 +162,19 @@ class BulkLoad:
         """Every scalar column's value (NULL for an attribute the data lacks)."""
         get = data.get
         try:
-            row += [convert(get(name)) for name, _, convert in shape.scalars]
+            values = [get(name) for name in shape.texts]
+            if not _TEXTUAL.issuperset(map(type, values)):
+                raise TypeError("not a string")
+            values += [convert(get(name)) for name, _, convert in shape.converted]
         except (InvalidValue, ValueError, TypeError, OverflowError):
+            # one attribute at a time: a value to convert, or the one that does not fit
+            values = []
             for name, _, convert in shape.scalars:
                 try:
-                    convert(get(name))
+                    values.append(convert(get(name)))
                 except (InvalidValue, ValueError, TypeError, OverflowError) as exc:
                     raise self._error(shape.schema, row_id, name, str(exc)) from None
-            raise
+        row += values
         cols += shape.columns
 
     def _components(self, shape: _Shape, owner_id: int, data: Mapping[str, Any]) -> None:

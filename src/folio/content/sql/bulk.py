@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from datetime import date, time
 from typing import Any
 
 from folio.content.sql.layout import (
@@ -34,6 +35,23 @@ CANONICAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 TEXT_TYPES = frozenset({"string", "text", "richtext", "email", "uid", "enumeration", "password"})
 # SQLite's page cache during a load (KiB): index pages stay in memory between batches
 LOAD_CACHE_KIB = 65_536
+
+
+DATE_FORM = re.compile(r"\d{4}-\d\d-\d\d")
+TIME_FORM = re.compile(r"\d\d:\d\d:\d\d")
+
+
+def _fixed_form(
+    general: Converter, form: re.Pattern[str], parse: Converter, dialect: str
+) -> Converter:
+    """A date or time in the one form SQLite stores (kept) and PostgreSQL binds parsed."""
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, str) and form.fullmatch(value):
+            return value if dialect == "sqlite" else parse(value)
+        return general(value)
+
+    return convert
 
 
 def timestamp_converter(dialect: str) -> Converter:
@@ -72,6 +90,10 @@ def value_converter(attr: Attribute, dialect: str) -> Converter:
         return lambda v: kind.to_db(v, dialect) if type(v) in accepted else general(v)
     if attr.type in ("json", "blocks"):
         return lambda v: None if v is None else kind.to_db(v, dialect)
+    if attr.type == "date":
+        return _fixed_form(general, DATE_FORM, date.fromisoformat, dialect)
+    if attr.type == "time":
+        return _fixed_form(general, TIME_FORM, time.fromisoformat, dialect)
     if attr.type in ("datetime", "timestamp"):
         stamp = timestamp_converter(dialect)
         return lambda v: stamp(v) if v is None or isinstance(v, str) else general(v)
