@@ -5,7 +5,7 @@ type and component, `export_schemas.py`), `entities/` (one line per stored row: 
 locale, draft and published version, with its components and dynamic zones inline),
 `links/` (relations between rows in their order, both sides' positions; files' morph links
 to entries and components; each row's `localizations` link), `assets/` (each file's bytes
-and record, its formats too), `configuration/` (the default locale) and `metadata.json`.
+and record, its formats too), `configuration/` (the default locale, webhooks) and `metadata.json`.
 The container (tar, gzip, encryption, numbered JSON-lines files) is `archive.py`'s.
 
 Rows are read through the document service's bulk reads (`DocumentService.dump`), by pages
@@ -328,7 +328,25 @@ class Exporter:
             self.writer.add_asset(name, metadata, stream, size)
         self.counts["assets"] += 1
 
-    def configuration(self) -> None:
+    async def configuration(self) -> None:
+        """The default locale, and the webhooks made through the admin API (those of
+        config/webhooks.json are the app's files) as the reference's: name, url, headers,
+        events, enabled (a signing secret has no place there)."""
+        for i, hook in enumerate(await self.folio.webhooks.stored(), start=1):
+            self.line(
+                "configuration",
+                {
+                    "type": "webhook",
+                    "value": {
+                        "id": i,
+                        "name": hook.name,
+                        "url": hook.url,
+                        "headers": dict(hook.headers),
+                        "events": list(hook.events),
+                        "enabled": hook.enabled,
+                    },
+                },
+            )
         self.line(
             "configuration",
             {
@@ -372,6 +390,6 @@ async def export_archive(
         if "files" in groups:
             await exporter.assets()
         if "config" in groups:
-            exporter.configuration()
+            await exporter.configuration()
         writer.set_metadata({"createdAt": _now(), "strapi": {"version": REFERENCE_VERSION}})
     return ExportResult(writer.path, exporter.counts)
