@@ -381,7 +381,11 @@ async def export_archive(
     if encrypt and not key:
         message = "An encrypted export needs a key (--key)"
         raise ValidationError(message, {"errors": [{"path": ["key"], "message": message}]})
-    with ArchiveWriter(Path(path), compress=compress, key=key if encrypt else None) as writer:
+    # the reference 5.54 reads (and writes) the headerless cipher: AES-128-ECB under
+    # scrypt(key, "", 16); an archive with a header is refused as "not a valid data file"
+    with ArchiveWriter(
+        Path(path), compress=compress, key=key if encrypt else None, legacy_encryption=True
+    ) as writer:
         exporter = Exporter(folio, writer, progress)
         exporter.schemas()
         if "content" in groups:
