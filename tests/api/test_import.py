@@ -272,7 +272,10 @@ def test_content_is_replaced_only_with_force(app: Api, app_dir: Path) -> None:
     with pytest.raises(TransferError, match=r"already holds content.*--force"):
         run_import(app)
     assert [t["name"] for t in listed(app, "/api/tags")] == ["Already here"]
+    # a count the database connection remembers: read again after the import
+    assert app.get("/api/tags").json()["meta"]["pagination"]["total"] == 1
     run_import(app, force=True)
+    assert app.get("/api/tags").json()["meta"]["pagination"]["total"] == 14
     names = [t["name"] for t in listed(app, "/api/tags?pagination[pageSize]=100")]
     assert "Already here" not in names and len(names) == 14
     # new writes get ids past the imported ones

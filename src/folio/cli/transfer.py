@@ -52,8 +52,9 @@ class ProgressLine:
             self.out.flush()
 
     def _text(self, now: float) -> str:
-        elapsed = max(now - self.started, 1e-6)
-        return f"{self.stage}: {self.count:,} ({self.count / elapsed:,.0f}/s)"
+        elapsed = now - self.started
+        rate = f" ({self.count / elapsed:,.0f}/s)" if elapsed >= 0.5 else ""
+        return f"{self.stage}: {self.count:,}{rate}"
 
     def end(self) -> None:
         if not self.stage:
