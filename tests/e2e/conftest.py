@@ -200,8 +200,8 @@ class Server:
 
 def make_app(target: Path) -> Path:
     """A copy of the blog fixture (every attribute kind), with open REST permissions for
-    arranging data, and an extra constrained field or two on the article for the
-    validation tests (password, maximum length, pattern)."""
+    arranging data, extra constrained fields on the article for the validation tests
+    (password, minimum and maximum length, pattern) and a pattern for a link's url."""
     shutil.copytree(FIXTURES / "blog", target)
     open_access(target)
     schema_path = target / "src/api/article/content-types/article/schema.json"
@@ -224,6 +224,10 @@ def make_app(target: Path) -> Path:
         "pluginOptions": localized,
     }
     schema_path.write_text(json.dumps(schema, indent=2))
+    link_path = target / "src/components/shared/link.json"
+    link = json.loads(link_path.read_text())
+    link["attributes"]["url"]["regex"] = "^https?://"
+    link_path.write_text(json.dumps(link, indent=2))
     return target
 
 

@@ -432,19 +432,26 @@ def test_validation_errors_beside_the_fields(signed_in_page: Page, server: Serve
         expect(page).to_have_url(re.compile(r"/create"))
     else:
         expect(subtitle).to_have_value("x" * 20)
-    # too short, and not matching a pattern
+    # too short, not matching a pattern, and a pattern inside a repeatable component
     subtitle.fill("abc")
     field(page, "productCode").fill("not a code")
+    links = group(page, "links")
+    links.get_by_role("button", name=rx("add an entry", "^add")).last.click()
+    link_url = field(entry(links, "Link 1"), "url")
+    link_url.fill("nowhere")
     action(page, "save")
     expect(field(page, "subtitle")).to_have_accessible_description(rx("at least 5 characters"))
     expect(field(page, "productCode")).to_have_accessible_description(rx("must match"))
     expect(field(page, "subtitle")).to_have_attribute("aria-invalid", "true")
+    expect(link_url).to_have_accessible_description(rx("must match"))
+    expect(link_url).to_have_attribute("aria-invalid", "true")
     expect(page).to_have_url(re.compile(r"/create"))
     axe(page, "edit view with errors")
 
     # fixed, saved as a draft without a title; publishing asks for the title
     field(page, "subtitle").fill("short")
     field(page, "productCode").fill("XYZ-1")
+    link_url.fill("https://example.com/")
     action(page, "save")
     expect(page).not_to_have_url(re.compile(r"/create"))
     action(page, "publish")
