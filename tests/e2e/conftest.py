@@ -46,7 +46,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 # how long a user waits for something to show up before the test gives up
-TIMEOUT_MS = 10_000
+TIMEOUT_MS = 15_000
 
 try:
     import playwright  # noqa: F401
