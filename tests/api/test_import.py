@@ -327,3 +327,14 @@ def test_the_command_line_imports_and_reports(app_dir: Path, capsys: Any) -> Non
     assert main(["import", str(ARCHIVE), "--app", str(app_dir)]) == 1
     assert "--force" in capsys.readouterr().err
     shutil.rmtree(app_dir / "public" / "uploads")
+
+
+def test_files_can_be_left_out(app: Api, app_dir: Path) -> None:
+    report = run_import(app, exclude=["files"])
+    assert report.assets == 0 and report.media_links == 0
+    assert FILE_UID not in report.entries
+    assert report.entries["api::article.article"] == 49
+    uploads = app_dir / "public" / "uploads"
+    assert not uploads.exists() or list(uploads.iterdir()) == []
+    with pytest.raises(TransferError, match="unknown part 'media'"):
+        run_import(app, only=["media"])
