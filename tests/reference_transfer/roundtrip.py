@@ -7,6 +7,8 @@
    into a fresh database, and exported again by `strapi export`.
 2. Folio -> reference -> Folio: that Folio export, once the reference has imported and
    re-exported it, is imported into another fresh Folio app and exported by Folio again.
+3. The same content exported by Folio encrypted (`--encrypt --key`), imported by the
+   reference with `--key`.
 
 Each step's archive is summarized and compared with the one it started from: entries per
 type, locale and status; each relation's targets in their order (both sides named by
@@ -38,6 +40,7 @@ COMPARED = ("api::", "plugin::upload.file", "plugin::users-permissions.user")
 ROLE_UID = "plugin::users-permissions.role"
 # what Folio does not represent: media library folders (every file is at the root)
 NOT_REPRESENTED = ("plugin::upload.folder",)
+PARTS = ("counts", "relations", "inverse", "media", "assets")
 
 
 # --------------------------------------------------------------------------- archives
@@ -93,6 +96,7 @@ def summarize(root: Path) -> dict[str, Any]:
             walk_components(key, data, set())
     relations: dict[str, list[Any]] = defaultdict(list)
     media: dict[str, list[Any]] = defaultdict(list)
+    inverse: dict[str, list[Any]] = defaultdict(list)
     for link in lines(root, "links"):
         left, right = link["left"], link["right"]
         if left.get("field") == "localizations" or not str(left["type"]).startswith(COMPARED):
@@ -111,12 +115,16 @@ def summarize(root: Path) -> dict[str, Any]:
         )
         target = keys.get((right["type"], int(right["ref"])))
         relations[f"{source} {left['field']}"].append((left.get("pos") or 0, str(target)))
+        if right.get("field"):
+            # the inverse side's order (a category's articles, a tag's articles)
+            inverse[f"{target} {right['field']}"].append((right.get("pos") or 0, str(source)))
     assets = {}
     for path in sorted((root / "assets" / "uploads").glob("*")):
         assets[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
     return {
         "counts": dict(sorted(counts.items())),
         "relations": {k: [t for _, t in sorted(v)] for k, v in sorted(relations.items())},
+        "inverse": {k: [t for _, t in sorted(v)] for k, v in sorted(inverse.items())},
         "media": {k: [t for _, t in sorted(v)] for k, v in sorted(media.items())},
         "assets": assets,
     }
@@ -124,18 +132,20 @@ def summarize(root: Path) -> dict[str, Any]:
 
 def compare(name: str, a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     problems = []
-    for part in ("counts", "relations", "media", "assets"):
+    for part in PARTS:
         left, right = a[part], b[part]
         for key in sorted(set(left) | set(right)):
             if left.get(key) != right.get(key):
                 problems.append(f"{name}: {part} {key}: {left.get(key)} != {right.get(key)}")
-    total = {p: len(a[p]) for p in ("counts", "relations", "media", "assets")}
+    total = {p: len(a[p]) for p in PARTS}
     print(f"{name}: compared {total}; {len(problems)} difference(s)")
     return problems
 
 
 # --------------------------------------------------------------------------- Folio
-async def folio_import_export(app_dir: Path, archive: Path, out: Path) -> Path:
+async def folio_import_export(
+    app_dir: Path, archive: Path, out: Path, key: str | None = None
+) -> Path:
     from folio.app import load_app
     from folio.transfer.exporter import export_archive
     from folio.transfer.importer import import_archive
@@ -144,7 +154,7 @@ async def folio_import_export(app_dir: Path, archive: Path, out: Path) -> Path:
     await folio.start(bootstrap=False)
     try:
         await import_archive(folio, archive, force=True)
-        result = await export_archive(folio, out)
+        result = await export_archive(folio, out, encrypt=key is not None, key=key)
     finally:
         await folio.close()
     return result.path
@@ -171,18 +181,20 @@ def strapi(ref: Path, db: str, *args: str) -> None:
     done = subprocess.run(cmd, cwd=ref, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"strapi {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    warnings = [x for x in done.stdout.splitlines() if "warn" in x.lower() or "schema" in x.lower()]
+    warnings = [x for x in done.stdout.splitlines() if "warn" in x.lower() or " schema " in x]
     for line in warnings[:20]:
         print(f"  reference: {line.strip()}")
 
 
-def reference_round(ref: Path, archive: Path, out_base: Path, db: str) -> Path:
+def reference_round(
+    ref: Path, archive: Path, out_base: Path, db: str, key: str | None = None
+) -> Path:
     """`strapi import --force` of `archive` into a fresh database, then `strapi export`."""
     env = {**os.environ, "PGPASSWORD": "postgres"}
     psql = ["psql", "-U", "postgres", "-h", "127.0.0.1", "-qc"]
     subprocess.run([*psql, f"drop database if exists {db} with (force)"], check=True, env=env)
     subprocess.run([*psql, f"create database {db}"], check=True, env=env)
-    strapi(ref, db, "import", "-f", str(archive), "--force")
+    strapi(ref, db, "import", "-f", str(archive), "--force", *(["--key", key] if key else []))
     strapi(ref, db, "export", "--no-encrypt", "-f", str(out_base))
     return Path(str(out_base) + ".tar.gz")
 
@@ -215,6 +227,14 @@ def main() -> None:
     )
     s_folio2 = summarize(unpack(folio2, work / "x-folio2"))
     problems += compare("Folio -> reference -> Folio", s_folio1, s_folio2)
+    # an encrypted Folio export, read by the reference with its key
+    secret = asyncio.run(
+        folio_import_export(fresh_app(work / "app3", work / "x-ref1"), ref1, work / "enc", "k3y")
+    )
+    ref2 = reference_round(ref, secret, work / "ref2", args.db, key="k3y")
+    problems += compare(
+        "Folio (encrypted) -> reference", s_folio1, summarize(unpack(ref2, work / "x-ref2"))
+    )
     for line in problems[:200]:
         print(line)
     print(f"archives in {work}")
