@@ -18,6 +18,7 @@ written unless asked otherwise."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import gzip
 import hashlib
 import io
@@ -54,7 +55,9 @@ class ArchiveError(Exception):
     line that is not JSON. The message names the place."""
 
 
+@functools.lru_cache(maxsize=8)
 def derive_key(passphrase: str, salt: bytes) -> bytes:
+    """scrypt costs some 50 ms by design: once per archive and key, not once per pass."""
     return hashlib.scrypt(passphrase.encode(), salt=salt, n=16384, r=8, p=1, dklen=16)
 
 
@@ -84,12 +87,11 @@ class _Decrypting(io.RawIOBase):
         for salt, start in candidates:
             raw.seek(start)
             sample = raw.read(1024)
-            dec = Cipher(algorithms.AES(derive_key(passphrase, salt)), modes.ECB()).decryptor()
+            key = derive_key(passphrase, salt)
+            dec = Cipher(algorithms.AES(key), modes.ECB()).decryptor()
             if _looks_plain(dec.update(sample[: len(sample) - len(sample) % 16])):
                 raw.seek(start)
-                self._dec = Cipher(
-                    algorithms.AES(derive_key(passphrase, salt)), modes.ECB()
-                ).decryptor()
+                self._dec = Cipher(algorithms.AES(key), modes.ECB()).decryptor()
                 break
         else:
             raise ArchiveError(f"{name}: the key does not decrypt this archive (wrong key?)")
