@@ -321,7 +321,8 @@ def test_the_command_line_imports_and_reports(app_dir: Path, capsys: Any) -> Non
 
     assert main(["import", str(ARCHIVE), "--app", str(app_dir)]) == 0
     out = capsys.readouterr()
-    assert "api::article.article: 49 entries" in out.out
+    assert "api::article.article: 49 entry versions" in out.out
+    assert "Imported 167 documents (196 entry versions)" in out.out
     assert "No webhooks were sent" in out.out
     assert "entities: 269" in out.err  # the progress, in plain lines off a terminal
     assert main(["import", str(ARCHIVE), "--app", str(app_dir)]) == 1

@@ -105,10 +105,12 @@ async def _import(folio: Folio, args: argparse.Namespace) -> int:
     progress.end()
     for line in report.lines():
         print(line)
-    rate = report.documents / report.seconds if report.seconds else 0.0
+    seconds = report.seconds
+    rate = report.documents / seconds if seconds else 0.0
+    took = f"{seconds:.2f}" if seconds < 10 else f"{seconds:.1f}"
     print(
-        f"Imported {report.documents:,} entries in {report.seconds:.1f} s ({rate:,.0f}/s). "
-        "No webhooks were sent for them."
+        f"Imported {report.documents:,} documents ({report.versions:,} entry versions) in "
+        f"{took} s ({rate:,.0f} documents/s). No webhooks were sent for them."
     )
     return 0
 

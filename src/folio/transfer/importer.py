@@ -72,14 +72,16 @@ class ImportReport:
     assets: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
+    documents: int = 0  # distinct documentIds
     seconds: float = 0.0
 
     @property
-    def documents(self) -> int:
+    def versions(self) -> int:
+        """Entry versions (rows): a document has one per locale and status."""
         return sum(self.entries.values())
 
     def lines(self) -> list[str]:
-        out = [f"{uid}: {n} entries" for uid, n in sorted(self.entries.items())]
+        out = [f"{uid}: {n} entry versions" for uid, n in sorted(self.entries.items())]
         out.append(
             f"components: {self.components}, relation links: {self.relations}, media links: "
             f"{self.media_links}, users' roles: {self.user_roles}, files stored: {self.assets}"
@@ -104,10 +106,10 @@ class _Rows:
 
     def __init__(self) -> None:
         self.by_type: dict[str, dict[int, tuple[str, str | None, bool]]] = {}
-        self._ids: dict[str, str] = {}
+        self.documents: dict[str, str] = {}
 
     def add(self, uid: str, row_id: int, doc: str, locale: str | None, draft: bool) -> None:
-        doc = self._ids.setdefault(doc, doc)  # one string per document
+        doc = self.documents.setdefault(doc, doc)  # one string per document
         self.by_type.setdefault(uid, {})[row_id] = (doc, locale, draft)
 
     def get(self, uid: str, row_id: Any) -> tuple[str, str | None, bool] | None:
@@ -279,6 +281,7 @@ class Importer:
             rows.add(uid, row_id, str(data.get("documentId")), locale, draft)
             self.report.entries[uid] += 1
         self.progress("entities", n)
+        self.report.documents = len(rows.documents)
         missing = sorted(locales_used - set(self.app.settings.locale_codes))
         if missing:
             # kept (the reference stored them): they are read once the locale is added
