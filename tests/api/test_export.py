@@ -7,6 +7,7 @@ transfer groups, the uncompressed and the encrypted forms are checked on the arc
 
 from __future__ import annotations
 
+import json
 import shutil
 import tarfile
 from collections.abc import Iterator
@@ -167,3 +168,63 @@ def test_an_encrypted_export_needs_its_key(source: Api, tmp_path: Path) -> None:
         assert reader.metadata()["strapi"]["version"] == "5.54.0"
         types = {line["type"] for line in reader.lines("entities")}
     assert {"api::article.article", "plugin::upload.file"} <= types
+
+
+def add_pick_component(app_dir: Path) -> None:
+    """A component with a relation to articles, held by articles (with drafts)."""
+    (app_dir / "src" / "components" / "shared" / "pick.json").write_text(
+        json.dumps(
+            {
+                "collectionName": "components_shared_picks",
+                "info": {"displayName": "Pick"},
+                "attributes": {
+                    "articles": {
+                        "type": "relation",
+                        "relation": "oneToMany",
+                        "target": "api::article.article",
+                    }
+                },
+            }
+        )
+    )
+    path = app_dir / "src" / "api" / "article" / "content-types" / "article" / "schema.json"
+    schema = json.loads(path.read_text())
+    schema["attributes"]["pick"] = {"type": "component", "component": "shared.pick"}
+    path.write_text(json.dumps(schema))
+
+
+def test_a_components_links_follow_its_entrys_version(backend: str, tmp_path: Path) -> None:
+    app_dir = fresh_app(tmp_path, "picks")
+    add_pick_component(app_dir)
+    for api in make_api(app_dir, database_url(backend, app_dir)):
+        target = api.create("articles", {"title": "Target"}, "?status=published")
+        source = api.create(
+            "articles",
+            {"title": "Source", "pick": {"articles": [target["documentId"]]}},
+            "?status=published",
+        )
+        archive = export(api, tmp_path / "picks")
+        with ArchiveReader(archive) as reader:
+            rows = {
+                e["id"]: (e["data"]["documentId"], e["data"]["publishedAt"] is None)
+                for e in reader.lines("entities")
+                if e["type"] == "api::article.article"
+            }
+            picks = {
+                e["id"]: e["data"]["pick"]["id"]
+                for e in reader.lines("entities")
+                if e["type"] == "api::article.article" and e["data"]["pick"]
+            }
+            links = [
+                (line["left"]["ref"], line["right"]["ref"])
+                for line in reader.lines("links")
+                if line["left"]["type"] == "shared.pick"
+            ]
+        by_component = {cmp: row for row, cmp in picks.items()}
+        # one link per component: the draft's to the target's draft, the published
+        # version's to the target's published version
+        assert len(links) == 2
+        for component, target_row in links:
+            owner = by_component[component]
+            assert rows[owner][0] == source["documentId"]
+            assert rows[target_row] == (target["documentId"], rows[owner][1])

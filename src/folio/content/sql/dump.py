@@ -222,9 +222,19 @@ class Dump:
             if source_drafts(schema):
                 on.append(f"(t.published_at IS NULL) = (l.{SOURCE_DRAFT} = 1)")
             elif status_scoped(schema, attr, self.registry):
+                # a link without a status follows its component's entry: a draft's
+                # component links drafts, a published version's published versions (an
+                # entry without drafts, or a component in a component: both)
+                owner = self._owner_draft(schema)
+                unnamed = (
+                    "l.target_status IS NULL"
+                    if owner is None
+                    else f"l.target_status IS NULL AND ({owner} IS NULL OR "
+                    f"(t.published_at IS NULL) = {owner})"
+                )
                 on.append(
-                    "(l.target_status IS NULL OR "
-                    "(t.published_at IS NULL) = (l.target_status = 'draft'))"
+                    f"(({unnamed}) OR (l.target_status IS NOT NULL AND "
+                    "(t.published_at IS NULL) = (l.target_status = 'draft')))"
                 )
         sql = (
             f"SELECT l.id, l.source_id, t.id, l.position, l.inv_position "
@@ -238,6 +248,31 @@ class Dump:
 
         found: list[Link] = await self.db.read(program())
         return found
+
+    def _owner_draft(self, schema: Schema) -> str | None:
+        """For a component: an SQL term telling whether the entry holding the component
+        row `l.source_id` directly is a draft (NULL where no entry with drafts holds it);
+        None where no type with drafts holds this component directly."""
+        if isinstance(schema, ContentType):
+            return None
+        terms = []
+        for ct in self.registry.content_types.values():
+            if not ct.draft_and_publish:
+                continue
+            holds = any(
+                (a.type == "component" and a.component == schema.uid)
+                or (a.type == "dynamiczone" and schema.uid in a.components)
+                for a in ct.attributes.values()
+            )
+            if holds:
+                terms.append(
+                    f'(SELECT (e.published_at IS NULL) FROM "{components_table_name(ct)}" c '
+                    f'JOIN "{ct.table}" e ON e.id = c.entity_id '
+                    f"WHERE c.cmp_id = l.source_id AND c.component_type = '{schema.uid}' LIMIT 1)"
+                )
+        if not terms:
+            return None
+        return terms[0] if len(terms) == 1 else f"COALESCE({', '.join(terms)})"
 
     async def media_links(self, after: int, limit: int) -> list[MediaLink]:
         """Up to `limit` links of files to entries and components, above link id `after`."""
