@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from folio.schema.builtins import BUILTIN_MODELS
 from folio.schema.model import Component, ContentType, Registry
 
 BUILTINS = Path(__file__).with_name("reference_builtins.json")
@@ -128,10 +129,24 @@ def component_schema(comp: Component, app_dir: Path) -> dict[str, Any]:
     return out
 
 
+def _extended(schema: dict[str, Any], registry: Registry) -> dict[str, Any]:
+    """A built-in type with the attributes the app adds to it (the user model's extension,
+    src/extensions/users-permissions/content-types/user/schema.json)."""
+    ct = registry.content_types.get(schema["uid"])
+    if ct is None or schema["uid"] not in BUILTIN_MODELS:
+        return schema
+    own = BUILTIN_MODELS[schema["uid"]][1]["attributes"]
+    added = {n: a.raw for n, a in ct.attributes.items() if n not in own}
+    added = {n: raw for n, raw in added.items() if n not in schema["attributes"]}
+    if not added:
+        return schema
+    return {**schema, "attributes": {**schema["attributes"], **added}}
+
+
 def reference_schemas(registry: Registry, app_dir: Path) -> list[dict[str, Any]]:
     """The reference's own types, then the app's content types and components (their
     schema files are read again: the reference's form keeps what Folio's models drop)."""
-    out = list(builtin_schemas())
+    out = [_extended(s, registry) for s in builtin_schemas()]
     builtin = {s["uid"] for s in out}
     for ct in registry.content_types.values():
         if ct.uid not in builtin and ct.uid.startswith("api::"):
