@@ -20,18 +20,35 @@ import datetime as dt
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from folio.auth.permissions import RoleTable
+from folio.config import Settings
+from folio.content.documents import DocumentService
 from folio.content.ids import new_document_id
 from folio.errors import ValidationError
+from folio.files.providers import Provider
 from folio.schema.builtins import FILE_UID, ROLE_UID, USER_UID
-from folio.schema.model import ContentType, Schema
+from folio.schema.model import ContentType, Registry, Schema
 from folio.transfer.archive import ArchiveWriter
 from folio.transfer.export_schemas import reference_schemas
+from folio.webhooks import WebhookService
 
 if TYPE_CHECKING:
-    from folio.app import Folio
     from folio.content.sql.dump import Dump
+
+
+class App(Protocol):
+    """What an export reads of the app (folio.app.Folio): its models and settings, the
+    document service, the roles, the upload provider and the webhooks."""
+
+    registry: Registry
+    settings: Settings
+    documents: DocumentService
+    roles: RoleTable
+    storage: Provider
+    webhooks: WebhookService
+
 
 # the reference's transfer groups (`--only`, `--exclude`) and the stages each one holds
 GROUPS = ("content", "files", "config")
@@ -77,7 +94,7 @@ def _now() -> str:
 
 
 class Exporter:
-    def __init__(self, folio: Folio, writer: ArchiveWriter, progress: Progress | None) -> None:
+    def __init__(self, folio: App, writer: ArchiveWriter, progress: Progress | None) -> None:
         self.folio = folio
         self.registry = folio.registry
         self.dump: Dump = folio.documents.dump()
@@ -365,7 +382,7 @@ class Exporter:
 
 
 async def export_archive(
-    folio: Folio,
+    folio: App,
     path: str | Path,
     *,
     compress: bool = True,
