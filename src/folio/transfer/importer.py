@@ -152,6 +152,8 @@ class Importer:
         self.stored: list[str] = []
         self.roles: dict[str, str] = {}  # role type -> Folio role documentId
         self._plans: dict[tuple[str, str], _Plan | None] = {}
+        self._roleless: Counter[str] = Counter()  # role type -> users left without it
+        self._without_bytes = 0
 
     # ------------------------------------------------------------------ steps
     def check_schemas(self) -> None:
@@ -310,6 +312,16 @@ class Importer:
                 "permissions are not imported: Folio's roles and permissions are in "
                 "config/permissions.json"
             )
+        for role_type, count in sorted(self._roleless.items()):
+            self.report.notes.append(
+                f"{count} users have no role: their role {role_type!r} is not in "
+                "config/permissions.json"
+            )
+        if self._without_bytes:
+            self.report.notes.append(
+                f"{self._without_bytes} files have no bytes in the archive (the reference "
+                "found none to export): their records point at their old URLs"
+            )
         if self.report.entries.get(USER_UID):
             self.report.notes.append(
                 f"{self.report.entries[USER_UID]} users imported without their password (the "
@@ -323,6 +335,8 @@ class Importer:
         if url is not None:
             out["url"] = url
             out["provider"] = self.app.storage.name
+        else:
+            self._without_bytes += 1
         formats = data.get("formats")
         if isinstance(formats, dict):
             fixed = {}
@@ -456,10 +470,7 @@ class Importer:
         role_type = role_types.get(right.get("ref"))  # type: ignore[arg-type]
         doc = self.roles.get(str(role_type))
         if doc is None:
-            self.report.notes.append(
-                f"user id {user_id}: role {role_type!r} is not in config/permissions.json; "
-                "the user has no role"
-            )
+            self._roleless[str(role_type)] += 1
             return True
         load.relation(users, users.attributes["role"], user_id, False, doc, None, None, 1.0, 1.0)
         self.report.user_roles += 1
