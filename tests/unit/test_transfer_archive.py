@@ -34,7 +34,7 @@ def _write(base: Path, **kw: object) -> Path:
         ({}, "x.tar.gz"),
         ({"compress": False}, "x.tar"),
         ({"key": "k1"}, "x.tar.gz.enc"),
-        ({"key": "k1", "compress": False, "legacy_encryption": True}, "x.tar.enc"),
+        ({"key": "k1", "compress": False, "legacy_encryption": False}, "x.tar.enc"),
     ],
 )
 def test_what_is_written_reads_back(tmp_path: Path, kw: dict[str, object], name: str) -> None:
@@ -90,6 +90,15 @@ def test_the_references_encryption_is_read_and_a_wrong_key_refused(tmp_path: Pat
         ArchiveReader(sealed, key="other")
     with pytest.raises(ArchiveError, match="encrypted"):
         ArchiveReader(sealed)
+
+
+def test_encryption_is_written_as_the_reference_5_54_reads_it(tmp_path: Path) -> None:
+    """No header: AES-128-ECB under scrypt(passphrase, empty salt), over the gzip stream."""
+    sealed = _write(tmp_path / "x", key="s3cret").read_bytes()
+    assert not sealed.startswith(MAGIC)
+    key = hashlib.scrypt(b"s3cret", salt=b"", n=16384, r=8, p=1, dklen=16)
+    dec = Cipher(algorithms.AES(key), modes.ECB()).decryptor()
+    assert (dec.update(sealed) + dec.finalize())[:2] == b"\x1f\x8b"
 
 
 def test_a_damaged_line_is_named(tmp_path: Path) -> None:

@@ -10,10 +10,11 @@ current JSON-lines file to a temporary file (a tar member states its size before
 bytes), so that memory stays bounded whatever the archive's size.
 
 Encryption is the reference's: AES-128-ECB with PKCS#7 padding under a key derived from
-the passphrase by scrypt (N=16384, r=8, p=1, 16 bytes). Its current format starts with a
-header (`STRAPI2\\0`, version 2, the salt's length, a random 16-byte salt); the older one
-has no header and derives the key with an empty salt. Both are read; the current one is
-written unless asked otherwise."""
+the passphrase by scrypt (N=16384, r=8, p=1, 16 bytes). The reference 5.54 writes and reads
+it without a header, the key derived with an empty salt; its later releases start the file
+with a header (`STRAPI2\\0`, version 2, the salt's length, a random 16-byte salt) and read
+both. Both are read here; the headerless form is written unless asked otherwise
+(`legacy_encryption=False`), so that 5.54 reads what Folio exports."""
 
 from __future__ import annotations
 
@@ -366,7 +367,7 @@ class ArchiveWriter:
         compress: bool = True,
         key: str | None = None,
         max_jsonl_bytes: int = MAX_JSONL_BYTES,
-        legacy_encryption: bool = False,
+        legacy_encryption: bool = True,
     ) -> None:
         name = str(base)
         for suffix in (".enc", ".gz", ".tar"):

@@ -472,7 +472,17 @@ class Importer:
         if doc is None:
             self._roleless[str(role_type)] += 1
             return True
-        load.relation(users, users.attributes["role"], user_id, False, doc, None, None, 1.0, 1.0)
+        load.relation(
+            users,
+            users.attributes["role"],
+            user_id,
+            False,
+            doc,
+            None,
+            None,
+            _position(left.get("pos")),
+            _position(right.get("pos")),  # the user's place in the role's list
+        )
         self.report.user_roles += 1
         return True
 
