@@ -301,12 +301,20 @@ class Importer:
             v for k, v in load.counts.items() if k in self.registry.components
         )
         yield from self._links(load, rows, role_types, content, files)
-        config = 0
         if "config" in self.parts:
-            for _ in self.reader.lines("configuration"):
-                config += 1
-        if config:
-            self.report.skipped["configuration records (core store settings, webhooks)"] = config
+            webhooks: list[str] = []
+            for record in self.reader.lines("configuration"):
+                kind = str(record.get("type"))
+                self.report.skipped[f"configuration records ({kind})"] += 1
+                value = record.get("value")
+                if kind == "webhook" and isinstance(value, dict):
+                    webhooks.append(str(value.get("name")))
+            if webhooks:
+                shown = ", ".join(webhooks[:10]) + (", ..." if len(webhooks) > 10 else "")
+                self.report.notes.append(
+                    f"webhooks not imported (declare them in config/webhooks.json or the "
+                    f"admin panel): {shown}"
+                )
         if self.report.skipped.get("entities of " + PERMISSION_UID):
             self.report.notes.append(
                 "permissions are not imported: Folio's roles and permissions are in "
