@@ -39,8 +39,11 @@ def run_import(api: Api, path: Path = ARCHIVE, **kw: Any) -> ImportReport:
     return result
 
 
-def copy_archive(target: Path, key: str | None = None) -> Path:
-    """The sample archive written again by Folio's writer (encrypted with `key`)."""
+def copy_archive(
+    target: Path, key: str | None = None, configuration: list[dict[str, Any]] | None = None
+) -> Path:
+    """The sample archive written again by Folio's writer (encrypted with `key`; with more
+    `configuration` records)."""
     src = ArchiveReader(ARCHIVE)
     with ArchiveWriter(target, key=key) as w:
         for stage in ("schemas", "entities"):
@@ -50,7 +53,7 @@ def copy_archive(target: Path, key: str | None = None) -> Path:
             w.add_asset(asset.filename, asset.metadata, asset.read())
         for item in src.lines("links"):
             w.add_line("links", item)
-        for item in src.lines("configuration"):
+        for item in [*src.lines("configuration"), *(configuration or [])]:
             w.add_line("configuration", item)
         w.set_metadata(src.metadata())
     return w.path
@@ -339,3 +342,30 @@ def test_files_can_be_left_out(app: Api, app_dir: Path) -> None:
     assert not uploads.exists() or list(uploads.iterdir()) == []
     with pytest.raises(TransferError, match="unknown part 'media'"):
         run_import(app, only=["media"])
+
+
+def test_webhooks_are_added_after_the_content(app: Api, tmp_path: Path) -> None:
+    hooks = [
+        {
+            "type": "webhook",
+            "value": {
+                "id": i,
+                "name": name,
+                "url": "http://127.0.0.1:9/hook",
+                "headers": {"X-Site": "blog"},
+                "events": ["entry.publish"],
+                "enabled": True,
+            },
+        }
+        for i, name in enumerate(["Build", "Build"], start=1)
+    ]
+    report = run_import(app, copy_archive(tmp_path / "hooks", configuration=hooks))
+    portal = app.client.portal
+    assert portal is not None
+    stored = portal.call(app.folio.webhooks.stored)
+    assert [(h.name, h.url, list(h.events)) for h in stored] == [
+        ("Build", "http://127.0.0.1:9/hook", ["entry.publish"])
+    ]
+    lines = "\n".join(report.lines())
+    assert "1 webhooks added" in lines
+    assert "webhook 'Build' not added" in lines  # the second one's name is taken

@@ -15,7 +15,9 @@ archive's locales with `config/i18n.json` (content in a locale the app lacks is 
 and reported: it is served once the locale is added),
 its roles with the roles of `config/permissions.json` (users keep a role the app declares;
 the others are reported), permissions (Folio's are in `config/permissions.json`), the
-core-store settings and webhooks of the `configuration` stage. Users come without their
+core-store settings of the `configuration` stage. Its webhooks are added through the admin
+API's service once the content is committed, each on its own (one the app refuses is
+reported). Users come without their
 password: the reference's bcrypt hashes are not Folio's; they sign in after a password
 reset. Every skipped record is counted in the report."""
 
@@ -33,11 +35,13 @@ from folio.config import Settings
 from folio.content.accounts.users import UserService
 from folio.content.bulk import BulkLoad, NotEmpty, RelationWriter
 from folio.content.documents import DocumentService
+from folio.errors import FolioError
 from folio.files.providers import Provider
 from folio.schema.builtins import FILE_UID, ROLE_UID, USER_UID
 from folio.schema.model import ContentType, Schema
 from folio.transfer.archive import ArchiveError, ArchiveReader
 from folio.transfer.schemas import compare, report
+from folio.webhooks import WebhookService
 
 LOCALE_UID = "plugin::i18n.locale"
 PERMISSION_UID = "plugin::users-permissions.permission"
@@ -60,6 +64,7 @@ class App(Protocol):
     documents: DocumentService
     users: UserService
     storage: Provider
+    webhooks: WebhookService
 
 
 @dataclass
@@ -154,6 +159,7 @@ class Importer:
         self._plans: dict[tuple[str, str], _Plan | None] = {}
         self._roleless: Counter[str] = Counter()  # role type -> users left without it
         self._without_bytes = 0
+        self._webhooks: list[dict[str, Any]] = []  # the reference's, added once committed
 
     # ------------------------------------------------------------------ steps
     def check_schemas(self) -> None:
@@ -221,8 +227,35 @@ class Importer:
         except BaseException:
             await self.remove_stored()
             raise
+        await self.add_webhooks()
         self.report.seconds = time.perf_counter() - started
         return self.report
+
+    async def add_webhooks(self) -> None:
+        """The archive's webhooks, added through the admin API's service once the content
+        is committed, each on its own: one the app refuses (a name it has, an address it
+        does not take) is reported, not fatal."""
+        added = 0
+        for hook in self._webhooks:
+            name = str(hook.get("name"))
+            body = {
+                "name": name,
+                "url": hook.get("url"),
+                "headers": hook.get("headers") or {},
+                "events": hook.get("events") or [],
+                "isEnabled": bool(hook.get("enabled", True)),
+            }
+            try:
+                await self.app.webhooks.create(body)
+            except FolioError as exc:
+                self.report.notes.append(f"webhook {name!r} not added: {exc}")
+                continue
+            added += 1
+        if added:
+            self.report.notes.append(
+                f"{added} webhooks added, each with a new signing secret (the admin panel "
+                "shows how to verify it)"
+            )
 
     # ------------------------------------------------------------------ the load
     def _work(self, load: BulkLoad) -> Iterator[None]:
@@ -302,19 +335,13 @@ class Importer:
         )
         yield from self._links(load, rows, role_types, content, files)
         if "config" in self.parts:
-            webhooks: list[str] = []
             for record in self.reader.lines("configuration"):
                 kind = str(record.get("type"))
-                self.report.skipped[f"configuration records ({kind})"] += 1
                 value = record.get("value")
                 if kind == "webhook" and isinstance(value, dict):
-                    webhooks.append(str(value.get("name")))
-            if webhooks:
-                shown = ", ".join(webhooks[:10]) + (", ..." if len(webhooks) > 10 else "")
-                self.report.notes.append(
-                    f"webhooks not imported (declare them in config/webhooks.json or the "
-                    f"admin panel): {shown}"
-                )
+                    self._webhooks.append(value)
+                else:
+                    self.report.skipped[f"configuration records ({kind})"] += 1
         if self.report.skipped.get("entities of " + PERMISSION_UID):
             self.report.notes.append(
                 "permissions are not imported: Folio's roles and permissions are in "
