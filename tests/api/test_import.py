@@ -40,15 +40,21 @@ def run_import(api: Api, path: Path = ARCHIVE, **kw: Any) -> ImportReport:
 
 
 def copy_archive(
-    target: Path, key: str | None = None, configuration: list[dict[str, Any]] | None = None
+    target: Path,
+    key: str | None = None,
+    configuration: list[dict[str, Any]] | None = None,
+    password_hash: str | None = None,
 ) -> Path:
     """The sample archive written again by Folio's writer (encrypted with `key`; with more
-    `configuration` records)."""
+    `configuration` records; its users' password hashes replaced)."""
     src = ArchiveReader(ARCHIVE)
     with ArchiveWriter(target, key=key) as w:
-        for stage in ("schemas", "entities"):
-            for item in src.lines(stage):
-                w.add_line(stage, item)
+        for item in src.lines("schemas"):
+            w.add_line("schemas", item)
+        for item in src.lines("entities"):
+            if password_hash and item["type"] == "plugin::users-permissions.user":
+                item["data"]["password"] = password_hash
+            w.add_line("entities", item)
         for asset in src.assets():
             w.add_asset(asset.filename, asset.metadata, asset.read())
         for item in src.lines("links"):
@@ -369,3 +375,15 @@ def test_webhooks_are_added_after_the_content(app: Api, tmp_path: Path) -> None:
     lines = "\n".join(report.lines())
     assert "1 webhooks added" in lines
     assert "webhook 'Build' not added" in lines  # the second one's name is taken
+
+
+def test_a_folio_password_hash_is_kept_a_bcrypt_one_is_not(app: Api, tmp_path: Path) -> None:
+    from folio.auth.passwords import hash_password
+
+    report = run_import(
+        app, copy_archive(tmp_path / "own", password_hash=hash_password("pa55word"))
+    )
+    assert "without their password" not in "\n".join(report.lines())
+    signed = app.post("/api/auth/local", {"identifier": "alice", "password": "pa55word"})
+    assert signed.status_code == 200, signed.text
+    assert signed.json()["user"]["email"] == "alice@example.com"

@@ -12,14 +12,14 @@ import stored, so the app is as it was.
 
 What maps onto Folio's configuration rather than its data is compared, not written: the
 archive's locales with `config/i18n.json` (content in a locale the app lacks is imported
-and reported: it is served once the locale is added),
-its roles with the roles of `config/permissions.json` (users keep a role the app declares;
-the others are reported), permissions (Folio's are in `config/permissions.json`), the
-core-store settings of the `configuration` stage. Its webhooks are added through the admin
-API's service once the content is committed, each on its own (one the app refuses is
-reported). Users come without their
-password: the reference's bcrypt hashes are not Folio's; they sign in after a password
-reset. Every skipped record is counted in the report."""
+and reported: it is served once the locale is added), its roles with the roles of
+`config/permissions.json` (users keep a role the app declares; the others are reported),
+permissions (Folio's are in `config/permissions.json`), the core-store settings of the
+`configuration` stage. Its webhooks are added through the admin API's service once the
+content is committed, each on its own (one the app refuses is reported). Users come
+without their password when it is the reference's (its bcrypt hashes are not Folio's:
+they sign in after a password reset); a hash of Folio's own (from `folio export`) is kept.
+Every skipped record is counted in the report."""
 
 from __future__ import annotations
 
@@ -46,6 +46,8 @@ from folio.webhooks import WebhookService
 LOCALE_UID = "plugin::i18n.locale"
 PERMISSION_UID = "plugin::users-permissions.permission"
 PARTS = ("content", "files", "config")
+# the password hashes Folio checks (folio.auth.passwords), kept by a Folio-to-Folio move
+FOLIO_HASH = "scrypt$"
 LOCALIZATIONS = b'"field":"localizations"'
 # archive records between two flushes of full batches (and progress reports)
 STEP = 2000
@@ -159,6 +161,7 @@ class Importer:
         self._plans: dict[tuple[str, str], _Plan | None] = {}
         self._roleless: Counter[str] = Counter()  # role type -> users left without it
         self._without_bytes = 0
+        self._passwordless = 0
         self._webhooks: list[dict[str, Any]] = []  # the reference's, added once committed
 
     # ------------------------------------------------------------------ steps
@@ -297,8 +300,10 @@ class Importer:
                 continue
             if uid == FILE_UID:
                 data = self._file(row_id, data)
-            elif uid == USER_UID:
+            elif uid == USER_UID and not str(data.get("password") or "").startswith(FOLIO_HASH):
+                # a hash Folio cannot check (the reference's bcrypt): no password
                 data = {k: v for k, v in data.items() if k != "password"}
+                self._passwordless += 1
             locale = data.get("locale") if ct.localized else None
             if locale:
                 locales_used.add(str(locale))
@@ -357,9 +362,9 @@ class Importer:
                 f"{self._without_bytes} files have no bytes in the archive (the reference "
                 "found none to export): their records point at their old URLs"
             )
-        if self.report.entries.get(USER_UID):
+        if self._passwordless:
             self.report.notes.append(
-                f"{self.report.entries[USER_UID]} users imported without their password (the "
+                f"{self._passwordless} users imported without their password (the "
                 "reference's bcrypt hashes): they sign in after a password reset"
             )
 
