@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import tarfile
 from collections import defaultdict
 from collections.abc import Iterator
@@ -387,3 +391,53 @@ def test_a_folio_password_hash_is_kept_a_bcrypt_one_is_not(app: Api, tmp_path: P
     signed = app.post("/api/auth/local", {"identifier": "alice", "password": "pa55word"})
     assert signed.status_code == 200, signed.text
     assert signed.json()["user"]["email"] == "alice@example.com"
+
+
+def _many_articles(base: Path, documents: int) -> Path:
+    """The sample's schemas and `documents` English articles, each a draft and a published
+    version."""
+    src = ArchiveReader(ARCHIVE)
+    template = next(e for e in src.lines("entities") if e["type"] == "api::article.article")
+    with ArchiveWriter(base, compress=False) as w:
+        for item in src.lines("schemas"):
+            w.add_line("schemas", item)
+        for i in range(documents):
+            for version, published in enumerate((None, "2026-01-02T00:00:00.000Z")):
+                data = {**template["data"], "seo": None, "links": [], "blocks": []}
+                data.update(documentId=f"doc{i:021d}", publishedAt=published, title=f"A{i}")
+                w.add_line(
+                    "entities",
+                    {"type": "api::article.article", "id": 2 * i + version + 1, "data": data},
+                )
+        w.set_metadata(src.metadata())
+    return w.path
+
+
+def test_a_killed_import_leaves_the_database_as_it_was(
+    backend: str, app_dir: Path, tmp_path: Path
+) -> None:
+    archive = _many_articles(tmp_path / "many", 5000)
+    url = database_url(backend, app_dir)
+    command = [
+        sys.executable,
+        "-m",
+        "folio.cli.main",
+        "import",
+        str(archive),
+        "--app",
+        str(app_dir),
+    ]
+    env = {**os.environ, "DATABASE_URL": url}
+    with subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    ) as proc:
+        assert proc.stderr is not None
+        # killed once it reports its first entries written (of 10,000)
+        for line in proc.stderr:
+            if line.startswith(b"entities:"):
+                break
+        proc.kill()
+        assert proc.wait() == -signal.SIGKILL
+    for api in make_api(app_dir, url):
+        assert listed(api, "/api/articles?status=draft") == []
+        assert api.get("/api/articles").json()["meta"]["pagination"]["total"] == 0
