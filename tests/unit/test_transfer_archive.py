@@ -63,6 +63,17 @@ def test_files_roll_at_their_size_in_the_references_order(tmp_path: Path) -> Non
     assert list(dict.fromkeys(first)) == ["schemas", "entities", "assets", "links", "metadata.json"]
 
 
+def test_records_are_counted_without_being_read(tmp_path: Path) -> None:
+    reader = ArchiveReader(_write(tmp_path / "x"))
+    assert reader.count_lines() == {"schemas": 1, "entities": 50, "links": 1, "configuration": 0}
+    assert reader.count_lines(skip=b'"tag 1') == {
+        "schemas": 1,
+        "entities": 39,  # "tag 1", "tag 10" ... "tag 19" passed over
+        "links": 1,
+        "configuration": 0,
+    }
+
+
 def test_an_unpacked_directory_reads_as_the_archive(tmp_path: Path) -> None:
     with tarfile.open(_write(tmp_path / "x")) as tar:
         tar.extractall(tmp_path / "dir", filter="data")

@@ -14,6 +14,9 @@ from typing import Any, TextIO
 from folio.app import Folio, load_app
 from folio.errors import ConfigError, FolioError
 
+# the progress bar's width in characters
+BAR = 30
+
 
 def _names(values: list[str] | None) -> list[str] | None:
     """`--only a,b --only c` -> [a, b, c]."""
@@ -23,8 +26,9 @@ def _names(values: list[str] | None) -> list[str] | None:
 
 
 class ProgressLine:
-    """Counts and rate per stage: rewritten in place on a terminal, else a line each
-    `every` seconds and at each stage's end."""
+    """Counts and rate per stage: rewritten in place on a terminal (with a bar where the
+    stage's total is known: `set_totals`), else a line each `every` seconds and at each
+    stage's end."""
 
     def __init__(self, out: TextIO, every: float = 5.0) -> None:
         self.out = out
@@ -34,6 +38,10 @@ class ProgressLine:
         self.count = 0
         self.started = time.perf_counter()
         self.shown = 0.0
+        self.totals: dict[str, int] = {}
+
+    def set_totals(self, totals: dict[str, int]) -> None:
+        self.totals = totals
 
     def __call__(self, stage: str, count: int) -> None:
         now = time.perf_counter()
@@ -54,6 +62,12 @@ class ProgressLine:
     def _text(self, now: float) -> str:
         elapsed = now - self.started
         rate = f" ({self.count / elapsed:,.0f}/s)" if elapsed >= 0.5 else ""
+        total = self.totals.get(self.stage)
+        if self.tty and total:
+            done = min(self.count / total, 1.0)
+            filled = int(done * BAR)
+            bar = "#" * filled + "-" * (BAR - filled)
+            return f"{self.stage:<13} [{bar}] {done:4.0%} {self.count:,}/{total:,}{rate}"
         return f"{self.stage}: {self.count:,}{rate}"
 
     def end(self) -> None:
@@ -97,6 +111,7 @@ async def _import(folio: Folio, args: argparse.Namespace) -> int:
             only=_names(args.only),
             exclude=_names(args.exclude),
             progress=progress,
+            totals=progress.set_totals if progress.tty else None,
         )
     except TransferError as exc:
         progress.end()

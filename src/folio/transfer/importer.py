@@ -144,8 +144,10 @@ class Importer:
         only: list[str] | None = None,
         exclude: list[str] | None = None,
         progress: Progress | None = None,
+        totals: Callable[[dict[str, int]], None] | None = None,
     ) -> None:
         self.app = app
+        self.totals = totals
         self.registry = app.documents.registry
         self.parts = parts(only, exclude)
         self.force = force
@@ -212,6 +214,8 @@ class Importer:
         try:
             self.check_schemas()
             await self.check_empty()
+            if self.totals is not None:
+                self.totals(self.reader.count_lines(skip=LOCALIZATIONS))
             self.roles = {
                 str(r.get("type")): str(r["documentId"]) for r in await self.app.users.list_roles()
             }
@@ -551,10 +555,20 @@ async def import_archive(
     only: list[str] | None = None,
     exclude: list[str] | None = None,
     progress: Progress | None = None,
+    totals: Callable[[dict[str, int]], None] | None = None,
 ) -> ImportReport:
     """Imports the archive at `path` (a file or an unpacked directory) into `app` (started:
-    its database open and synced). Raises TransferError, with nothing written."""
+    its database open and synced). Raises TransferError, with nothing written.
+    `progress(stage, records so far)` is called now and then; `totals`, when given, gets
+    each stage's number of records first (one more pass over the archive)."""
     importer = Importer(
-        app, path, key=key, force=force, only=only, exclude=exclude, progress=progress
+        app,
+        path,
+        key=key,
+        force=force,
+        only=only,
+        exclude=exclude,
+        progress=progress,
+        totals=totals,
     )
     return await importer.run()
