@@ -87,7 +87,9 @@ def action(page: Page, name: str) -> None:
 def status_shown(page: Page, status: str) -> None:
     """The document's status (Draft, Published, Modified) is shown in the edit view's
     header ("Status: Draft" to a screen reader)."""
-    badge = page.get_by_text(re.compile(rf"^\s*status:\s*{status}\s*$", re.I))
+    # (in the page's <header>: connected relations carry status badges of their own)
+    header = page.get_by_role("main").locator("header")
+    badge = header.get_by_text(re.compile(rf"^\s*status:\s*{status}\s*$", re.I))
     expect(badge).to_be_visible()
 
 
