@@ -235,6 +235,17 @@ def test_create_an_article_with_every_kind(
     links.get_by_role("button", name=rx("move link 3 up")).click()  # third before second
     links.get_by_role("button", name=rx("remove link 1")).click()  # the first goes
     expect(links.get_by_role("group", name=re.compile(r"^Link \d$"))).to_have_count(2)
+    # an entry collapses and opens again
+    first = links.get_by_role("group", name="Link 1")
+    toggle = first.get_by_role("button", name=re.compile(r"^\s*Link 1")).first
+    if toggle.get_attribute("aria-expanded") == "false":
+        toggle.click()
+    expect(field(first, "label")).to_be_visible()
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    expect(field(first, "label")).to_be_hidden()
+    toggle.click()
+    expect(field(first, "label")).to_have_value("third link")
     axe(page, "components")
 
     # a dynamic zone: a quote and a rich text, swapped; a third added and removed
