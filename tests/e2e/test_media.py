@@ -137,3 +137,35 @@ def _file(server: Server, file_id: int) -> dict[str, Any]:
     r = server.call("GET", f"/api/upload/files/{file_id}")
     assert r.status == 200, r.body
     return dict(r.body)
+
+
+# what a browser dispatches when files are dragged from the desktop onto the page
+DROP = """([name, bytes]) => {
+    const data = new DataTransfer();
+    data.items.add(new File([new Uint8Array(bytes)], name, {type: 'image/png'}));
+    const target = document.querySelector('main');
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+        const init = {bubbles: true, cancelable: true, dataTransfer: data};
+        target.dispatchEvent(new DragEvent(type, init));
+    }
+}"""
+
+
+def test_drop_files_and_delete_several(signed_in_page: Page, server: Server) -> None:
+    page = signed_in_page
+    admin(page, "/plugins/upload")
+    before = len(_stored(server))
+    expect(_files(page)).to_have_count(before)
+    # a file dropped onto the page is uploaded
+    page.evaluate(DROP, ["dropped.png", list(png(rgb=(1, 2, 3)))])
+    expect(_files(page)).to_have_count(before + 1)
+    assert "dropped.png" in [f["name"] for f in _stored(server)]
+
+    # every file of the page selected, then deleted at once
+    page.get_by_label(rx("^select all files")).check()
+    page.get_by_role("button", name=rx("delete the selected files")).click()
+    asked = page.get_by_role("alertdialog").or_(page.get_by_role("dialog")).last
+    axe(page, "bulk deletion of files")
+    asked.get_by_role("button", name=rx("^delete", "confirm")).last.click()
+    expect(page.get_by_text(rx("media library is empty"))).to_be_visible()
+    assert _stored(server) == []
