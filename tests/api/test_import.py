@@ -343,13 +343,17 @@ def test_the_command_line_imports_and_reports(app_dir: Path, capsys: Any) -> Non
     shutil.rmtree(app_dir / "public" / "uploads")
 
 
-def test_files_can_be_left_out(app: Api, app_dir: Path) -> None:
+def test_the_parts_are_the_references(app: Api, app_dir: Path) -> None:
+    """`files` is the files' bytes (their records are content, as the reference has it),
+    `config` the configuration stage, `content` every entity and link."""
     report = run_import(app, exclude=["files"])
-    assert report.assets == 0 and report.media_links == 0
-    assert FILE_UID not in report.entries
-    assert report.entries["api::article.article"] == 49
+    assert report.assets == 0 and report.entries[FILE_UID] == 3 and report.media_links == 5
     uploads = app_dir / "public" / "uploads"
     assert not uploads.exists() or list(uploads.iterdir()) == []
+    # only the configuration: the content stays, nothing is refused
+    report = run_import(app, only=["config"])
+    assert report.versions == 0
+    assert len(listed(app, "/api/tags?pagination[pageSize]=100")) == 14
     with pytest.raises(TransferError, match="unknown part 'media'"):
         run_import(app, only=["media"])
 

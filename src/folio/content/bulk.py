@@ -13,7 +13,7 @@ events, no webhooks): the data is a copy of content that was valid where it came
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
 from folio.content.sql.bulk import (
@@ -92,11 +92,17 @@ class _Shape:
 class BulkLoad:
     """One load's rows, batched per table."""
 
-    def __init__(self, registry: Registry, dialect: str, default_locale: str) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        dialect: str,
+        default_locale: str,
+        types: Collection[str] | None = None,
+    ) -> None:
         self.registry = registry
         self.dialect = dialect
         self.default_locale = default_locale
-        self.sql = BulkStatements(registry, dialect)
+        self.sql = BulkStatements(registry, dialect, types)
         self._shapes: dict[str, _Shape] = {}
         self._buffers: dict[tuple[str, tuple[str, ...]], _Buffer] = {}
         # tables whose rows carry their own ids (and so their identity to move past them)

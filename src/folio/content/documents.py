@@ -21,7 +21,7 @@ the app's middlewares (`use`) wrap the service's calls."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Hashable, Iterator, Mapping
+from collections.abc import Callable, Collection, Coroutine, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -667,15 +667,20 @@ class DocumentService:
         self._committed(rec, None)
 
     async def bulk_load(
-        self, work: Callable[[BulkLoad], Iterator[Any]], *, replace: bool = False
+        self,
+        work: Callable[[BulkLoad], Iterator[Any]],
+        *,
+        replace: bool = False,
+        types: Collection[str] | None = None,
     ) -> Any:
         """Runs a bulk load (`content/bulk.py`: an archive's import) in ONE transaction:
         `work(load)` describes rows and yields now and then, when full batches are
-        written. Refused (NotEmpty) when content is stored, unless `replace`, which deletes
-        it first. No events: a load is not a series of document writes (no webhooks, no
-        feed); reads see it once committed, as any write's."""
+        written. Refused (NotEmpty) when content of `types` (uids; None: the app's types,
+        files and users) is stored, unless `replace`, which deletes it first. No events:
+        a load is not a series of document writes (no webhooks, no feed); reads see it
+        once committed, as any write's."""
         check_not_in_transaction()
-        load = BulkLoad(self.registry, self.dialect, self.default_locale)
+        load = BulkLoad(self.registry, self.dialect, self.default_locale, types)
         return await self._db.write(load.program(work, replace))
 
     async def read_program(self, program: Program) -> Any:

@@ -157,6 +157,13 @@ class Importer:
         except ArchiveError as exc:
             raise TransferError(str(exc)) from None
         self.report = ImportReport()
+        # the types a load fills (and, with `force`, empties first): as the reference's
+        # transfer groups have it, `content` is every entity and link (file records
+        # included), `files` the files' bytes, `config` the configuration stage
+        self.types: set[str] = set()
+        if "content" in self.parts:
+            self.types = {uid for uid in self.registry.content_types if uid.startswith("api::")}
+            self.types |= {USER_UID, FILE_UID}
         self.urls: dict[tuple[Any, str | None], str] = {}
         self.stored: list[str] = []
         self.roles: dict[str, str] = {}  # role type -> Folio role documentId
@@ -177,12 +184,23 @@ class Importer:
 
     async def check_empty(self) -> None:
         """Refuses early (before storing files) a database that holds content."""
-        if self.force:
+        if self.force or not self.types:
             return
         try:
-            await self.app.documents.bulk_load(_nothing)
+            await self.app.documents.bulk_load(_nothing, types=self.types)
         except NotEmpty as exc:
             raise _not_empty(exc) from None
+
+    def read_configuration(self) -> None:
+        """The `configuration` stage, read before anything is written: its webhooks kept
+        for `add_webhooks`, the other records (the reference's core-store) counted."""
+        for record in self.reader.lines("configuration"):
+            kind = str(record.get("type"))
+            value = record.get("value")
+            if kind == "webhook" and isinstance(value, dict):
+                self._webhooks.append(value)
+            else:
+                self.report.skipped[f"configuration records ({kind})"] += 1
 
     async def store_assets(self) -> None:
         storage = self.app.storage
@@ -219,9 +237,12 @@ class Importer:
             self.roles = {
                 str(r.get("type")): str(r["documentId"]) for r in await self.app.users.list_roles()
             }
+            if "config" in self.parts:
+                self.read_configuration()
             if "files" in self.parts:
                 await self.store_assets()
-            await self.app.documents.bulk_load(self._work, replace=self.force)
+            if self.types:
+                await self.app.documents.bulk_load(self._work, replace=self.force, types=self.types)
         except NotEmpty as exc:
             await self.remove_stored()
             raise _not_empty(exc) from None
@@ -270,7 +291,6 @@ class Importer:
         role_types: dict[int, str] = {}
         locales_used: set[str] = set()
         archive_locales: set[str] = set()
-        content = "content" in self.parts
         files = "files" in self.parts
         types = self.registry.content_types
         n = 0
@@ -290,20 +310,12 @@ class Importer:
                     role_types[row_id] = str(data.get("type"))
                 continue
             ct = types.get(uid)
-            wanted = (
-                ct is not None
-                and isinstance(row_id, int)
-                and (
-                    files
-                    if uid == FILE_UID
-                    else content and (uid.startswith("api::") or uid == USER_UID)
-                )
-            )
+            wanted = ct is not None and (uid.startswith("api::") or uid in (USER_UID, FILE_UID))
             if not wanted or ct is None or not isinstance(row_id, int):
                 self.report.skipped[f"entities of {uid}"] += 1
                 continue
             if uid == FILE_UID:
-                data = self._file(row_id, data)
+                data = self._file(row_id, data) if files else data
             elif uid == USER_UID and not str(data.get("password") or "").startswith(FOLIO_HASH):
                 # a hash Folio cannot check (the reference's bcrypt): no password
                 data = {k: v for k, v in data.items() if k != "password"}
@@ -342,15 +354,7 @@ class Importer:
         self.report.components = sum(
             v for k, v in load.counts.items() if k in self.registry.components
         )
-        yield from self._links(load, rows, role_types, content, files)
-        if "config" in self.parts:
-            for record in self.reader.lines("configuration"):
-                kind = str(record.get("type"))
-                value = record.get("value")
-                if kind == "webhook" and isinstance(value, dict):
-                    self._webhooks.append(value)
-                else:
-                    self.report.skipped[f"configuration records ({kind})"] += 1
+        yield from self._links(load, rows, role_types)
         if self.report.skipped.get("entities of " + PERMISSION_UID):
             self.report.notes.append(
                 "permissions are not imported: Folio's roles and permissions are in "
@@ -395,8 +399,6 @@ class Importer:
         load: BulkLoad,
         rows: _Rows,
         role_types: dict[int, str],
-        content: bool,
-        files: bool,
     ) -> Iterator[None]:
         n = 0
         # a document's locales are its rows of one documentId: the reference's
@@ -413,16 +415,16 @@ class Importer:
             if fld == "localizations":
                 continue  # a document's locales are its rows of one documentId
             if left_type == FILE_UID and fld == "related":
-                if files and self._media(load, left, right, rows):
+                if self._media(load, left, right, rows):
                     continue
                 self.report.skipped[f"links {left_type}.{fld}"] += 1
                 continue
             if left_type == USER_UID and fld == "role":
-                if content and self._role(load, left, right, rows, role_types):
+                if self._role(load, left, right, rows, role_types):
                     continue
                 self.report.skipped[f"links {left_type}.{fld}"] += 1
                 continue
-            if content and self._relation(load, left, right, rows):
+            if self._relation(load, left, right, rows):
                 continue
             self.report.skipped[f"links {left_type}.{fld}"] += 1
         self.progress("links", n)

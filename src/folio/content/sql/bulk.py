@@ -9,7 +9,7 @@ to stored ones."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import date, time
 from typing import Any
 
@@ -25,7 +25,7 @@ from folio.schema.builtins import FILE_UID, USER_UID
 from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import Attribute, ContentType, Registry, Schema
 from folio.schema.values import parse_datetime
-from folio.store.program import Program, Rows, execute, query
+from folio.store.program import Program, Rows, execute, marks, query
 from folio.store.sync import sync_schema
 
 Converter = Callable[[Any], Any]
@@ -106,15 +106,19 @@ def insert_rows(table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
 
 
 class BulkStatements:
-    def __init__(self, registry: Registry, dialect: str) -> None:
+    def __init__(
+        self, registry: Registry, dialect: str, types: Collection[str] | None = None
+    ) -> None:
         self.registry = registry
         self.dialect = dialect
         # the types whose rows are content: the app's, file records and users (roles come
-        # from the app's configuration; tokens, administrators and webhooks stay)
+        # from the app's configuration; tokens, administrators and webhooks stay), or those
+        # of them a load names
         self.content_types: list[ContentType] = [
             ct
             for uid, ct in registry.content_types.items()
-            if uid.startswith("api::") or uid in (FILE_UID, USER_UID)
+            if (uid.startswith("api::") or uid in (FILE_UID, USER_UID))
+            and (types is None or uid in types)
         ]
         self._cache_size: int | None = None
 
@@ -158,11 +162,24 @@ class BulkStatements:
         return counts
 
     def clear(self) -> Program:
-        """Deletes every content row, with its components and links (link tables first:
-        their rows would otherwise go one cascade at a time)."""
-        components = list(self.registry.components.values())
+        """Deletes the rows of the content types, with their components and links (link
+        tables first: their rows would otherwise go one cascade at a time). Components go
+        with the app's types; media links with the files, or with the entries and
+        components they belong to."""
+        uids = {ct.uid for ct in self.content_types}
+        components = (
+            list(self.registry.components.values())
+            if any(uid.startswith("api::") for uid in uids)
+            else []
+        )
+        if FILE_UID in uids:
+            yield execute(f'DELETE FROM "{FILES_LINK_TABLE}"')
+        else:
+            owners = sorted(uids | {c.uid for c in components})
+            if owners:
+                of = f"related_type IN ({marks(len(owners))})"
+                yield execute(f'DELETE FROM "{FILES_LINK_TABLE}" WHERE {of}', owners)
         for table in [
-            FILES_LINK_TABLE,
             *self._owned_tables([*self.content_types, *components]),
             *(c.table for c in components),
             *(ct.table for ct in self.content_types),
