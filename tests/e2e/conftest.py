@@ -8,7 +8,16 @@ host but the server (aborted) or a 5xx answer fails the test. `axe(page)` runs a
 the page as it is and fails on serious or critical violations.
 
 Without Chromium, the built panel or axe-core the tests are skipped with the reason, unless
-FOLIO_E2E_REQUIRED=1 (CI), which turns each skip into a failure."""
+FOLIO_E2E_REQUIRED=1 (CI), which turns each skip into a failure.
+
+    FOLIO_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/<a database of yours> \
+        .venv/bin/python -m pytest -p no:cacheprovider tests/e2e [-k sqlite]
+
+The panel served is FOLIO_ADMIN_ASSETS when set, else the package's build when its manifest
+matches admin/'s sources, else those sources built into a temporary folder (Node.js).
+FOLIO_E2E_CHROMIUM names another Chromium; FOLIO_E2E_AXE=warn prints axe-core's findings
+instead of failing (outside CI only). A failing test leaves a screenshot beside its
+server's log in pytest's temporary folder (--basetemp to keep it at hand)."""
 
 from __future__ import annotations
 
