@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import Server, axe, wait_until
 from tests.e2e.panel import (
@@ -302,19 +301,11 @@ def test_create_an_article_with_every_kind(
     axe(page, "edit view, filled")
 
 
-def _editor_or_skip(page: Page, name: str, what: str) -> Locator:
-    """The code or rich-text editor of a field; the test is skipped while the widget is not
-    built (its field then holds no editor)."""
+def _editor(page: Page, name: str) -> Locator:
+    """The code or rich-text editor of a field (a textbox named by the field's label)."""
     editor = page.get_by_role("textbox", name=label(name)).first
-    try:
-        editor.wait_for(timeout=5000)
-    except PlaywrightTimeout:
-        unavailable_widget(what)
+    expect(editor).to_be_visible()
     return editor
-
-
-def unavailable_widget(what: str) -> None:
-    pytest.skip(f"the {what} is not built yet")
 
 
 def test_json_field_shows_parse_errors(
@@ -323,7 +314,7 @@ def test_json_field_shows_parse_errors(
     page = signed_in_page
     page.goto(f"{LIST}/{made['id']}?locale=en")
     expect(field(page, "title")).to_have_value("Hello Panel World")
-    meta = _editor_or_skip(page, "meta", "JSON editor")
+    meta = _editor(page, "meta")
     # JSON: a parse error is shown, then fixed
     fill_code(meta, '{"tags": ["a", "b"],')
     expect(page.get_by_text(re.compile(r"line \d+", re.I)).first).to_be_visible()
@@ -336,14 +327,14 @@ def test_json_field_shows_parse_errors(
         lambda: read(server, made["id"]).body["data"]["meta"] == {"tags": ["a", "b"], "n": 1}
     )
     page.reload()
-    expect(_editor_or_skip(page, "meta", "JSON editor")).to_contain_text('"n": 1')
+    expect(_editor(page, "meta")).to_contain_text('"n": 1')
 
 
 def test_blocks_editor(signed_in_page: Page, server: Server, made: dict[str, str]) -> None:
     page = signed_in_page
     page.goto(f"{LIST}/{made['id']}?locale=en")
     expect(field(page, "title")).to_have_value("Hello Panel World")
-    _editor_or_skip(page, "content", "blocks editor")
+    _editor(page, "content")
     # blocks
     _write_blocks(page)
     axe(page, "blocks editor")
