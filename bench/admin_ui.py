@@ -383,6 +383,12 @@ def measure(browser: Any, base: str, args: argparse.Namespace) -> None:
     page.get_by_role("table").wait_for()
     report_bytes(f"list page ({args.articles} articles)", seen)
     cookie = "; ".join(f"{c['name']}={c['value']}" for c in context.cookies())
+    # then, in the same page, the edit view: what it loads on top (its lazy chunks)
+    seen.clear()
+    page.get_by_role("link", name="A long page").first.click()
+    page.get_by_role("button", name="Save").first.wait_for()
+    page.wait_for_load_state("networkidle")
+    report_bytes("then the edit view (the article with the zone), on top", seen)
     context.close()
 
     print(f"\nthe list page with {args.articles} articles, from navigation to rows and search box")
