@@ -12,7 +12,8 @@ import pytest
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from folio.transfer.archive import MAGIC, ArchiveError, ArchiveReader, ArchiveWriter
+from folio.transfer.archive import ArchiveError, ArchiveReader, ArchiveWriter
+from folio.transfer.encryption import MAGIC
 
 LINES = [{"type": "api::tag.tag", "id": i, "data": {"name": f"tag {i}"}} for i in range(50)]
 

@@ -25,27 +25,27 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, cast
 
 from folio.config import Settings
 from folio.content.accounts.users import UserService
-from folio.content.bulk import BulkLoad, NotEmpty, RelationWriter
+from folio.content.bulk import BulkLoad, NotEmpty
 from folio.content.documents import DocumentService
 from folio.errors import FolioError
 from folio.files.providers import Provider
 from folio.schema.builtins import FILE_UID, ROLE_UID, USER_UID
-from folio.schema.model import ContentType, Schema
 from folio.transfer.archive import ArchiveError, ArchiveReader
+from folio.transfer.linking import Linker, Rows
+from folio.transfer.report import ImportReport, TransferError, parts
 from folio.transfer.schemas import compare, report
 from folio.webhooks import WebhookService
 
+__all__ = ["App", "ImportReport", "Importer", "TransferError", "import_archive"]
+
 LOCALE_UID = "plugin::i18n.locale"
 PERMISSION_UID = "plugin::users-permissions.permission"
-PARTS = ("content", "files", "config")
 # the password hashes Folio checks (folio.auth.passwords), kept by a Folio-to-Folio move
 FOLIO_HASH = "scrypt$"
 LOCALIZATIONS = b'"field":"localizations"'
@@ -53,10 +53,6 @@ LOCALIZATIONS = b'"field":"localizations"'
 STEP = 2000
 
 Progress = Callable[[str, int], None]
-
-
-class TransferError(Exception):
-    """An import refused or failed; nothing was written. The message says why."""
 
 
 class App(Protocol):
@@ -67,70 +63,6 @@ class App(Protocol):
     users: UserService
     storage: Provider
     webhooks: WebhookService
-
-
-@dataclass
-class ImportReport:
-    entries: Counter[str] = field(default_factory=Counter)
-    components: int = 0
-    relations: int = 0
-    media_links: int = 0
-    user_roles: int = 0
-    assets: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)
-    notes: list[str] = field(default_factory=list)
-    documents: int = 0  # distinct documentIds
-    seconds: float = 0.0
-
-    @property
-    def versions(self) -> int:
-        """Entry versions (rows): a document has one per locale and status."""
-        return sum(self.entries.values())
-
-    def lines(self) -> list[str]:
-        out = [f"{uid}: {n} entry versions" for uid, n in sorted(self.entries.items())]
-        out.append(
-            f"components: {self.components}, relation links: {self.relations}, media links: "
-            f"{self.media_links}, users' roles: {self.user_roles}, files stored: {self.assets}"
-        )
-        out += [f"skipped: {what}: {n}" for what, n in sorted(self.skipped.items())]
-        out += self.notes
-        return out
-
-
-def parts(only: list[str] | None, exclude: list[str] | None) -> set[str]:
-    """The parts to import (`content`, `files`, `config`), as the reference names them."""
-    for name in [*(only or []), *(exclude or [])]:
-        if name not in PARTS:
-            raise TransferError(f"unknown part {name!r} (parts: {', '.join(PARTS)})")
-    chosen = set(only or PARTS)
-    return chosen - set(exclude or [])
-
-
-class _Rows:
-    """What the links need of each entry version: its documentId, locale and status, per
-    type and row id (about 150 bytes a version)."""
-
-    def __init__(self) -> None:
-        self.by_type: dict[str, dict[int, tuple[str, str | None, bool]]] = {}
-        self.documents: dict[str, str] = {}
-
-    def add(self, uid: str, row_id: int, doc: str, locale: str | None, draft: bool) -> None:
-        doc = self.documents.setdefault(doc, doc)  # one string per document
-        self.by_type.setdefault(uid, {})[row_id] = (doc, locale, draft)
-
-    def get(self, uid: str, row_id: Any) -> tuple[str, str | None, bool] | None:
-        rows = self.by_type.get(uid)
-        return rows.get(row_id) if rows is not None and type(row_id) is int else None
-
-
-@dataclass(frozen=True)
-class _Plan:
-    owner: Schema
-    write: RelationWriter
-    target: str
-    localized: bool
-    from_type: bool  # the owner is a content type (not a component)
 
 
 class Importer:
@@ -167,8 +99,6 @@ class Importer:
         self.urls: dict[tuple[Any, str | None], str] = {}
         self.stored: list[str] = []
         self.roles: dict[str, str] = {}  # role type -> Folio role documentId
-        self._plans: dict[tuple[str, str], _Plan | None] = {}
-        self._roleless: Counter[str] = Counter()  # role type -> users left without it
         self._without_bytes = 0
         self._passwordless = 0
         self._webhooks: list[dict[str, Any]] = []  # the reference's, added once committed
@@ -287,7 +217,7 @@ class Importer:
 
     # ------------------------------------------------------------------ the load
     def _work(self, load: BulkLoad) -> Iterator[None]:
-        rows = _Rows()
+        rows = Rows()
         role_types: dict[int, str] = {}
         locales_used: set[str] = set()
         archive_locales: set[str] = set()
@@ -354,13 +284,23 @@ class Importer:
         self.report.components = sum(
             v for k, v in load.counts.items() if k in self.registry.components
         )
-        yield from self._links(load, rows, role_types)
+        linker = Linker(self.registry, load, rows, role_types, self.roles, self.report)
+        n = 0
+        # a document's locales are its rows of one documentId: the reference's
+        # `localizations` links (a quarter of them) are not even parsed
+        for link in self.reader.lines("links", skip=LOCALIZATIONS):
+            n += 1
+            if n % STEP == 0:
+                self.progress("links", n)
+                yield None
+            linker.add(link)
+        self.progress("links", n)
         if self.report.skipped.get("entities of " + PERMISSION_UID):
             self.report.notes.append(
                 "permissions are not imported: Folio's roles and permissions are in "
                 "config/permissions.json"
             )
-        for role_type, count in sorted(self._roleless.items()):
+        for role_type, count in sorted(linker.roleless.items()):
             self.report.notes.append(
                 f"{count} users have no role: their role {role_type!r} is not in "
                 "config/permissions.json"
@@ -393,148 +333,6 @@ class Importer:
                 fixed[name] = {**fmt, "url": fmt_url} if fmt_url and isinstance(fmt, dict) else fmt
             out["formats"] = fixed
         return out
-
-    def _links(
-        self,
-        load: BulkLoad,
-        rows: _Rows,
-        role_types: dict[int, str],
-    ) -> Iterator[None]:
-        n = 0
-        # a document's locales are its rows of one documentId: the reference's
-        # `localizations` links (a quarter of them) are not even parsed
-        for link in self.reader.lines("links", skip=LOCALIZATIONS):
-            n += 1
-            if n % STEP == 0:
-                self.progress("links", n)
-                yield None
-            left = link.get("left") or {}
-            right = link.get("right") or {}
-            left_type = str(left.get("type"))
-            fld = str(left.get("field"))
-            if fld == "localizations":
-                continue  # a document's locales are its rows of one documentId
-            if left_type == FILE_UID and fld == "related":
-                if self._media(load, left, right, rows):
-                    continue
-                self.report.skipped[f"links {left_type}.{fld}"] += 1
-                continue
-            if left_type == USER_UID and fld == "role":
-                if self._role(load, left, right, rows, role_types):
-                    continue
-                self.report.skipped[f"links {left_type}.{fld}"] += 1
-                continue
-            if self._relation(load, left, right, rows):
-                continue
-            self.report.skipped[f"links {left_type}.{fld}"] += 1
-        self.progress("links", n)
-
-    def _plan(self, load: BulkLoad, uid: str, field_name: str) -> _Plan | None:
-        """How the links of one owning relation attribute are written (None: not one the
-        app has)."""
-        key = (uid, field_name)
-        if key in self._plans:
-            return self._plans[key]
-        registry = self.registry
-        owner: Schema | None = registry.content_types.get(uid) or registry.components.get(uid)
-        plan = None
-        if owner is not None and (uid.startswith("api::") or uid in registry.components):
-            attr = owner.attributes.get(field_name)
-            target = registry.content_types.get(str(attr.target)) if attr is not None else None
-            if attr is not None and attr.type == "relation" and attr.mapped_by is None and target:
-                plan = _Plan(
-                    owner,
-                    load.relation_writer(owner, attr),
-                    target.uid,
-                    target.localized,
-                    isinstance(owner, ContentType),
-                )
-        self._plans[key] = plan
-        return plan
-
-    def _relation(
-        self, load: BulkLoad, left: dict[str, Any], right: dict[str, Any], rows: _Rows
-    ) -> bool:
-        plan = self._plan(load, str(left.get("type")), str(left.get("field")))
-        if plan is None or right.get("type") != plan.target:
-            return False
-        found = rows.get(plan.target, right.get("ref"))
-        source_id = left.get("ref")
-        if found is None or not isinstance(source_id, int):
-            return False
-        source_draft = False
-        if plan.from_type:
-            source = rows.get(plan.owner.uid, source_id)
-            if source is None:
-                return False
-            source_draft = source[2]
-        doc, locale, draft = found
-        plan.write(
-            source_id,
-            source_draft,
-            doc,
-            locale if plan.localized else None,
-            "draft" if draft else "published",
-            _position(left.get("pos")),
-            _position(right.get("pos")),
-        )
-        self.report.relations += 1
-        return True
-
-    def _media(
-        self, load: BulkLoad, left: dict[str, Any], right: dict[str, Any], rows: _Rows
-    ) -> bool:
-        registry = self.registry
-        uid = str(right.get("type"))
-        owner: Schema | None = registry.content_types.get(uid) or registry.components.get(uid)
-        if owner is None:
-            return False
-        attr = owner.attributes.get(str(right.get("field")))
-        file_id, related_id = left.get("ref"), right.get("ref")
-        if attr is None or attr.type != "media" or not isinstance(related_id, int):
-            return False
-        if not isinstance(file_id, int) or rows.get(FILE_UID, file_id) is None:
-            return False
-        if isinstance(owner, ContentType) and rows.get(uid, related_id) is None:
-            return False
-        load.media(file_id, owner, related_id, attr.name, _position(right.get("pos")))
-        self.report.media_links += 1
-        return True
-
-    def _role(
-        self,
-        load: BulkLoad,
-        left: dict[str, Any],
-        right: dict[str, Any],
-        rows: _Rows,
-        role_types: dict[int, str],
-    ) -> bool:
-        users = self.registry.content_types[USER_UID]
-        user_id = left.get("ref")
-        if not isinstance(user_id, int) or rows.get(USER_UID, user_id) is None:
-            return False
-        role_type = role_types.get(right.get("ref"))  # type: ignore[arg-type]
-        doc = self.roles.get(str(role_type))
-        if doc is None:
-            self._roleless[str(role_type)] += 1
-            return True
-        load.relation(
-            users,
-            users.attributes["role"],
-            user_id,
-            False,
-            doc,
-            None,
-            None,
-            _position(left.get("pos")),
-            _position(right.get("pos")),  # the user's place in the role's list
-        )
-        self.report.user_roles += 1
-        return True
-
-
-def _position(value: Any) -> float:
-    return float(value) if type(value) in (int, float) else 1.0
 
 
 def _nothing(load: BulkLoad) -> Iterator[None]:
