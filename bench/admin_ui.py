@@ -387,6 +387,8 @@ def measure(browser: Any, base: str, args: argparse.Namespace) -> None:
     seen.clear()
     page.get_by_role("link", name="A long page").first.click()
     page.get_by_role("button", name="Save").first.wait_for()
+    page.get_by_role("textbox", name="content").first.wait_for()
+    page.get_by_role("textbox", name="meta").first.wait_for()
     page.wait_for_load_state("networkidle")
     report_bytes("then the edit view (the article with the zone), on top", seen)
     context.close()
