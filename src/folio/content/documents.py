@@ -681,7 +681,9 @@ class DocumentService:
         once committed, as any write's."""
         check_not_in_transaction()
         load = BulkLoad(self.registry, self.dialect, self.default_locale, types)
-        return await self._db.write(load.program(work, replace))
+        result = await self._db.write(load.program(work, replace))
+        # through the one step of committed writes, with no event to hand on
+        return self._committed(Recording(), result)
 
     async def read_program(self, program: Program) -> Any:
         """Runs a service's own read statements (`content/sql/accounts.py`)."""
