@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from datetime import date, time
+from datetime import date, datetime, time
 from typing import Any
 
 from folio.content.sql.layout import (
@@ -55,11 +55,14 @@ def _fixed_form(
 
 
 def timestamp_converter(dialect: str) -> Converter:
+    """A timestamp in the canonical form is SQLite's stored text as it is, and PostgreSQL's
+    bound value by the standard library's parser (a tenth of the general one's cost)."""
+
     def convert(value: Any) -> Any:
         if value is None:
             return None
-        if dialect == "sqlite" and isinstance(value, str) and CANONICAL_TIME.fullmatch(value):
-            return value
+        if isinstance(value, str) and CANONICAL_TIME.fullmatch(value):
+            return value if dialect == "sqlite" else datetime.fromisoformat(value)
         return TIMESTAMP_KIND.to_db(parse_datetime(value), dialect)
 
     return convert
