@@ -108,6 +108,7 @@ class BulkLoad:
         # tables whose rows carry their own ids (and so their identity to move past them)
         self._with_ids: set[str] = set()
         self._full = False
+        self._prepared = False  # whether `before_load` ran
         self._time = timestamp_converter(dialect)
         self.counts: dict[str, int] = {}
 
@@ -299,6 +300,11 @@ class BulkLoad:
         if not everything and not self._full:
             return
         self._full = False
+        if not self._prepared and any(buf.rows for buf in self._buffers.values()):
+            # the first rows: the indexes are set aside now (a load that writes nothing,
+            # such as a check that the tables are empty, leaves them alone)
+            self._prepared = True
+            yield from self.sql.before_load()
         rows_first = sorted(self._buffers.values(), key=lambda b: b.table not in self._with_ids)
         for buf in rows_first:
             # every buffer, full or not: a link's row may reference one still buffered
@@ -314,7 +320,6 @@ class BulkLoad:
             if not replace:
                 raise NotEmpty(counts)
             yield from self.sql.clear()
-        yield from self.sql.before_load()
         steps = work(self)
         while True:
             try:
@@ -324,5 +329,6 @@ class BulkLoad:
                 break
             yield from self._flush(False)
         yield from self._flush(True)
-        yield from self.sql.after_load(sorted(self._with_ids))
+        if self._prepared:
+            yield from self.sql.after_load(sorted(self._with_ids))
         return result
