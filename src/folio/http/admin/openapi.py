@@ -65,6 +65,16 @@ def _body(schema: dict[str, Any], required: bool = True) -> dict[str, Any]:
     return {"required": required, "content": {JSON: {"schema": schema}}}
 
 
+def _action(*actions: str) -> dict[str, Any]:
+    return _path_param("action", {"type": "string", "enum": list(actions)}, "The action")
+
+
+def _page_of(schema_name: str) -> dict[str, Any]:
+    """A page of rows: `data` the rows, `meta.pagination` the page."""
+    pagination = {"type": "object", "properties": {"pagination": _ref("Pagination")}}
+    return _answer(_data({"type": "array", "items": _ref(schema_name)}, pagination))
+
+
 def _operation(
     op_id: str,
     summary: str,
@@ -85,6 +95,20 @@ def _operation(
     if body is not None:
         op["requestBody"] = body
     return op
+
+
+def _write(
+    op_id: str,
+    summary: str,
+    answer: dict[str, Any],
+    *,
+    params: list[dict[str, Any]] | None = None,
+    body: dict[str, Any] | None = None,
+    status: str = "200",
+) -> dict[str, Any]:
+    """A write: its answer, the errors of a write (400, 403, 404), the CSRF header."""
+    responses = {status: answer, **_errors("400", "403", "404")}
+    return _operation(op_id, summary, responses, params=params, body=body, write=True)
 
 
 def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, Any]:
@@ -128,7 +152,6 @@ def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, A
         },
         required=False,
     )
-    pagination = {"type": "object", "properties": {"pagination": _ref("Pagination")}}
     list_params = [
         coll,
         _query("page", {"type": "integer", "minimum": 1}, "The page (1)"),
@@ -147,18 +170,24 @@ def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, A
         ),
     ]
     doc_params = [coll, document_id, locale]
-    uid_body = {
-        "type": "object",
-        "properties": {
-            "contentTypeUID": {"type": "string"},
-            "field": {"type": "string"},
-            "data": {"type": "object", "additionalProperties": True},
-            "value": {"type": "string"},
-            "locale": {"type": "string"},
-            "documentId": {"type": "string", "description": "The document editing the value"},
-        },
-        "required": ["contentTypeUID", "field"],
-    }
+    draft_actions = _action("publish", "unpublish", "discard")
+    uid_body = _body(
+        {
+            "type": "object",
+            "properties": {
+                "contentTypeUID": {"type": "string"},
+                "field": {"type": "string"},
+                "data": {"type": "object", "additionalProperties": True},
+                "value": {"type": "string"},
+                "locale": {"type": "string"},
+                "documentId": {"type": "string", "description": "The document editing the value"},
+            },
+            "required": ["contentTypeUID", "field"],
+        }
+    )
+    answer = _answer(doc)
+    deleted = _answer(_data({"type": "object", "properties": {"documentId": {"type": "string"}}}))
+    configuration = _answer(_data(_ref("AdminListConfiguration")))
     return {
         f"{CM}/init": {
             "get": _operation(
@@ -171,194 +200,136 @@ def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, A
             "get": _operation(
                 "adminGetListConfiguration",
                 "A type's list configuration",
-                {"200": _answer(_data(_ref("AdminListConfiguration"))), **_errors("404")},
+                {"200": configuration, **_errors("404")},
                 params=[coll],
             ),
-            "put": _operation(
+            "put": _write(
                 "adminPutListConfiguration",
                 "Change a type's list configuration",
-                {
-                    "200": _answer(_data(_ref("AdminListConfiguration"))),
-                    **_errors("400", "403", "404"),
-                },
+                configuration,
                 params=[coll],
                 body=_body(_ref("AdminListConfiguration")),
-                write=True,
             ),
         },
         f"{CM}/collection-types/{{uid}}": {
             "get": _operation(
                 "adminListDocuments",
                 "The drafts of a type in one locale, with their status",
-                {
-                    "200": _answer(
-                        _data({"type": "array", "items": _ref("AdminListRow")}, pagination)
-                    ),
-                    **_errors("400", "404"),
-                },
+                {"200": _page_of("AdminListRow"), **_errors("400", "404")},
                 params=list_params,
             ),
-            "post": _operation(
+            "post": _write(
                 "adminCreateDocument",
                 "Create a draft",
-                {"201": _answer(doc, "The draft"), **_errors("400", "403", "404")},
+                _answer(doc, "The draft"),
                 params=[coll, locale],
                 body=write_body,
-                write=True,
+                status="201",
             ),
         },
         f"{CM}/collection-types/{{uid}}/actions/{{action}}": {
-            "post": _operation(
+            "post": _write(
                 "adminBulkAction",
                 "Delete, publish or unpublish several documents",
-                {"200": _answer(count), **_errors("400", "403", "404")},
-                params=[
-                    coll,
-                    _path_param(
-                        "action",
-                        {"type": "string", "enum": ["bulkDelete", "bulkPublish", "bulkUnpublish"]},
-                        "The action",
-                    ),
-                ],
+                _answer(count),
+                params=[coll, _action("bulkDelete", "bulkPublish", "bulkUnpublish")],
                 body=bulk_body,
-                write=True,
             )
         },
         f"{CM}/collection-types/{{uid}}/{{documentId}}": {
             "get": _operation(
                 "adminGetDocument",
                 "A document's draft as the edit view shows it",
-                {"200": _answer(doc), **_errors("400", "404")},
+                {"200": answer, **_errors("400", "404")},
                 params=doc_params,
             ),
-            "put": _operation(
+            "put": _write(
                 "adminSaveDocument",
                 "Save a document's draft (a new locale version when missing)",
-                {"200": _answer(doc), **_errors("400", "403", "404")},
+                answer,
                 params=doc_params,
                 body=write_body,
-                write=True,
             ),
-            "delete": _operation(
+            "delete": _write(
                 "adminDeleteDocument",
                 "Delete a locale version (locale=* every locale)",
-                {
-                    "200": _answer(
-                        _data({"type": "object", "properties": {"documentId": {"type": "string"}}})
-                    ),
-                    **_errors("400", "403", "404"),
-                },
+                deleted,
                 params=[
                     coll,
                     document_id,
                     _query("locale", {"type": "string", "enum": [*locales, "*"]}, "The locale"),
                 ],
-                write=True,
             ),
         },
         f"{CM}/collection-types/{{uid}}/{{documentId}}/actions/{{action}}": {
-            "post": _operation(
+            "post": _write(
                 "adminDocumentAction",
                 "Publish (saving `data` first), unpublish (discardDraft) or discard the draft",
-                {"200": _answer(doc), **_errors("400", "403", "404")},
-                params=[
-                    *doc_params,
-                    _path_param(
-                        "action",
-                        {"type": "string", "enum": ["publish", "unpublish", "discard"]},
-                        "The action",
-                    ),
-                ],
+                answer,
+                params=[*doc_params, draft_actions],
                 body=document_action_body,
-                write=True,
             )
         },
         f"{CM}/single-types/{{uid}}": {
             "get": _operation(
                 "adminGetSingleType",
                 "A single type's draft (404 before it exists)",
-                {"200": _answer(doc), **_errors("400", "404")},
+                {"200": answer, **_errors("400", "404")},
                 params=[single, locale],
             ),
-            "put": _operation(
+            "put": _write(
                 "adminSaveSingleType",
                 "Save a single type's draft",
-                {"200": _answer(doc), **_errors("400", "403", "404")},
+                answer,
                 params=[single, locale],
                 body=write_body,
-                write=True,
             ),
-            "delete": _operation(
+            "delete": _write(
                 "adminDeleteSingleType",
                 "Delete a single type's locale version",
-                {
-                    "200": _answer(
-                        _data({"type": "object", "properties": {"documentId": {"type": "string"}}})
-                    ),
-                    **_errors("400", "403", "404"),
-                },
+                deleted,
                 params=[single, locale],
-                write=True,
             ),
         },
         f"{CM}/single-types/{{uid}}/actions/{{action}}": {
-            "post": _operation(
+            "post": _write(
                 "adminSingleTypeAction",
                 "Publish, unpublish or discard a single type's draft",
-                {"200": _answer(doc), **_errors("400", "403", "404")},
-                params=[
-                    single,
-                    locale,
-                    _path_param(
-                        "action",
-                        {"type": "string", "enum": ["publish", "unpublish", "discard"]},
-                        "The action",
-                    ),
-                ],
+                answer,
+                params=[single, locale, draft_actions],
                 body=document_action_body,
-                write=True,
             )
         },
         f"{CM}/uid/generate": {
-            "post": _operation(
+            "post": _write(
                 "adminGenerateUid",
                 "An available uid value from the attribute's target field",
-                {"200": _answer(_data({"type": "string"})), **_errors("400", "403", "404")},
-                body=_body(uid_body),
-                write=True,
+                _answer(_data({"type": "string"})),
+                body=uid_body,
             )
         },
         f"{CM}/uid/check-availability": {
-            "post": _operation(
+            "post": _write(
                 "adminCheckUid",
                 "Whether a uid value is free, and a free one when it is not",
-                {
-                    "200": _answer(
-                        {
-                            "type": "object",
-                            "properties": {
-                                "isAvailable": {"type": "boolean"},
-                                "suggestion": {"type": ["string", "null"]},
-                            },
-                            "required": ["isAvailable", "suggestion"],
-                        }
-                    ),
-                    **_errors("400", "403", "404"),
-                },
-                body=_body(uid_body),
-                write=True,
+                _answer(
+                    {
+                        "type": "object",
+                        "properties": {
+                            "isAvailable": {"type": "boolean"},
+                            "suggestion": {"type": ["string", "null"]},
+                        },
+                        "required": ["isAvailable", "suggestion"],
+                    }
+                ),
+                body=uid_body,
             )
         },
         f"{CM}/relations/{{uid}}/{{field}}": {
             "get": _operation(
                 "adminRelationTargets",
                 "Documents a relation may connect, with their status",
-                {
-                    "200": _answer(
-                        _data({"type": "array", "items": _ref("AdminRelationTarget")}, pagination)
-                    ),
-                    **_errors("400", "404"),
-                },
+                {"200": _page_of("AdminRelationTarget"), **_errors("400", "404")},
                 params=[
                     _path_param("uid", {"type": "string"}, "A type's or component's uid"),
                     _path_param("field", {"type": "string"}, "The relation attribute"),
