@@ -290,7 +290,7 @@ class Writes(Versions):
         populate = read.populate if read is not None else None
 
         def program() -> Program:
-            doc_id, draft_id = yield from self._locked_draft(ct, document_id, locale)
+            doc_id, draft_id = yield from self._locked_version(ct, document_id, locale, False)
             yield from self._check_publishable(ct, draft_id)
             now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
             row_id = yield from self._publish_row(ct, doc_id, draft_id, locale, now)
@@ -322,7 +322,7 @@ class Writes(Versions):
         populate = read.populate if read is not None else None
 
         def program() -> Program:
-            doc_id, draft_id = yield from self._locked_draft(ct, document_id, locale)
+            doc_id, draft_id = yield from self._locked_version(ct, document_id, locale, False)
             where, params = self._version_where(ct, doc_id, locale, True)
             published = yield from self.version_docs(ct, where, params)
             if not published:
@@ -357,17 +357,8 @@ class Writes(Versions):
         populate = read.populate if read is not None else None
 
         def program() -> Program:
-            doc_id = document_id
-            if doc_id is None:
-                doc_id = yield from self._single_document(ct)
-                if doc_id is None:
-                    raise NotFoundError()
-            yield from self._lock_document(ct, doc_id)
-            where, params = self._version_where(ct, doc_id, locale, True)
-            published = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
-            if not published:
-                raise NotFoundError()
-            draft_id = yield from self._replace_draft(ct, doc_id, locale, int(published[0][0]))
+            doc_id, published_id = yield from self._locked_version(ct, document_id, locale, True)
+            draft_id = yield from self._replace_draft(ct, doc_id, locale, published_id)
             doc = yield from self.reads.read_back(ct, draft_id, populate, ctx)
             if tail is not None:
                 yield from tail.run(doc, False)
@@ -405,18 +396,19 @@ class Writes(Versions):
         yield from self._share(ct, draft_id, others, True)
         return draft_id
 
-    def _locked_draft(
-        self, ct: ContentType, document_id: str | None, locale: str | None
+    def _locked_version(
+        self, ct: ContentType, document_id: str | None, locale: str | None, published: bool
     ) -> Program:
-        """(documentId, draft row id) of one locale version, its document locked (a single
-        type's document when `document_id` is None); NotFoundError without a draft."""
+        """(documentId, row id) of one locale version's draft or published version, its
+        document locked (a single type's document when `document_id` is None);
+        NotFoundError without that version."""
         doc_id = document_id
         if doc_id is None:
             doc_id = yield from self._single_document(ct)
             if doc_id is None:
                 raise NotFoundError()
         yield from self._lock_document(ct, doc_id)
-        where, params = self._version_where(ct, doc_id, locale, False)
+        where, params = self._version_where(ct, doc_id, locale, published)
         rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
         if not rows:
             raise NotFoundError()
