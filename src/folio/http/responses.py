@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from starlette.responses import Response
 
-from folio.errors import FolioError
+from folio.errors import FolioError, RateLimitError
+
+if TYPE_CHECKING:
+    from folio.auth.ratelimit import Verdict
 
 JSON_TYPE = "application/json; charset=utf-8"
 
@@ -39,4 +43,19 @@ def with_retry_after(response: Response, error: FolioError) -> Response:
     retry_after = getattr(error, "retry_after", None)
     if retry_after is not None:
         response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
+async def limited_answer(verdict: Verdict, answer: Callable[[], Awaitable[Response]]) -> Response:
+    """The answer of a request a rate limiter counted: 429 past the limit, else `answer()`
+    (a FolioError it raises as its envelope); either way with the window's X-RateLimit
+    headers."""
+    if not verdict.allowed:
+        response = error_response(RateLimitError())
+    else:
+        try:
+            response = await answer()
+        except FolioError as exc:
+            response = error_response(exc)
+    response.headers.update(verdict.headers())
     return response

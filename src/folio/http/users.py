@@ -17,14 +17,13 @@ from folio.content.accounts.users import credentials_too_long
 from folio.content.query import Query
 from folio.errors import (
     ApplicationError,
-    FolioError,
     NotFoundError,
     RateLimitError,
     UnauthorizedError,
     ValidationError,
 )
-from folio.http.responses import error_response, json_response
-from folio.http.rest.content import query_params, read_json
+from folio.http.responses import error_response, json_response, limited_answer
+from folio.http.rest.content import query_params, read_json_object
 
 if TYPE_CHECKING:
     from folio.app import Folio
@@ -141,28 +140,13 @@ class UserEndpoints:
                 per_account = await self.limiter.hit(f"{path}:identifier:{ident.lower()}")
                 if per_account is not None and not per_account.allowed:
                     verdict = per_account
-            if not verdict.allowed:
-                response = error_response(RateLimitError())
-            else:
-                try:
-                    response = await handler(request, principal)
-                except FolioError as exc:
-                    response = error_response(exc)
-            response.headers.update(verdict.headers())
-            return response
+            return await limited_answer(verdict, lambda: handler(request, principal))
 
         return limited
 
     async def _body(self, request: Request) -> dict[str, Any]:
         """The JSON object of the body (read once; the rate limiter may have read it)."""
-        cached = getattr(request.state, "body", None)
-        if cached is not None:
-            return dict(cached)
-        body = await read_json(request, self.folio.settings.max_body_bytes)
-        if not isinstance(body, dict):
-            raise ValidationError("The request body must be a JSON object")
-        request.state.body = body
-        return body
+        return await read_json_object(request, self.folio.settings.max_body_bytes)
 
     def _read(self, request: Request, principal: Principal) -> Query:
         return self.folio.documents.query(

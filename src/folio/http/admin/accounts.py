@@ -25,10 +25,10 @@ from starlette.routing import Route
 
 from folio.auth.ratelimit import limiter_for
 from folio.content.accounts.admins import AdminSession, AdminUser, admin_rate_limit
-from folio.errors import FolioError, RateLimitError, UnauthorizedError, ValidationError
+from folio.errors import FolioError, UnauthorizedError
 from folio.http.admin.session import AdminAuth
-from folio.http.responses import error_response, json_response
-from folio.http.rest.content import read_json
+from folio.http.responses import error_response, json_response, limited_answer
+from folio.http.rest.content import read_json_object
 
 if TYPE_CHECKING:
     from folio.app import Folio
@@ -102,27 +102,12 @@ class AccountEndpoints:
                     )
                     if account is not None and not account.allowed:
                         verdict = account
-            if not verdict.allowed:
-                response = error_response(RateLimitError())
-            else:
-                try:
-                    response = await handler(request)
-                except FolioError as exc:
-                    response = error_response(exc)
-            response.headers.update(verdict.headers())
-            return response
+            return await limited_answer(verdict, lambda: handler(request))
 
         return limited
 
     async def _body(self, request: Request) -> dict[str, Any]:
-        cached = getattr(request.state, "body", None)
-        if cached is not None:
-            return dict(cached)
-        body = await read_json(request, self.folio.settings.max_body_bytes)
-        if not isinstance(body, dict):
-            raise ValidationError("The request body must be a JSON object")
-        request.state.body = body
-        return body
+        return await read_json_object(request, self.folio.settings.max_body_bytes)
 
     async def _signed_in(self, request: Request, user: AdminUser, status: int = 200) -> Response:
         session_id, session = await self.admins.open_session(user)

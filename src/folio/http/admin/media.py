@@ -29,7 +29,7 @@ from starlette.routing import Route
 from folio.errors import FieldError, NotFoundError, ValidationError, validation_failed
 from folio.http.admin.session import AdminAuth, principal
 from folio.http.responses import json_response
-from folio.http.rest.content import query_params, read_json
+from folio.http.rest.content import query_params, read_json_data
 from folio.http.upload import FileUploads, delete_file
 from folio.schema.builtins import FILE_UID
 
@@ -144,13 +144,7 @@ class MediaEndpoints:
         return doc
 
     async def _body(self, request: Request) -> dict[str, Any]:
-        body = await read_json(request, self.folio.settings.max_body_bytes)
-        if not isinstance(body, dict):
-            raise ValidationError("The request body must be a JSON object")
-        data = body.get("data", body)
-        if not isinstance(data, dict):
-            raise ValidationError("The request body must be a JSON object")
-        return data
+        return await read_json_data(request, self.folio.settings.max_body_bytes)
 
     async def list(self, request: Request) -> Response:
         user = await self.auth.require(request)

@@ -21,10 +21,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from folio.errors import ForbiddenError, NotFoundError, UnauthorizedError, ValidationError
+from folio.errors import ForbiddenError, NotFoundError, UnauthorizedError
 from folio.http.admin.session import AdminAuth
 from folio.http.responses import json_response
-from folio.http.rest.content import read_json
+from folio.http.rest.content import read_json_data
 
 if TYPE_CHECKING:
     from folio.app import Folio
@@ -72,13 +72,7 @@ class AdminEndpoints:
         return int(raw)
 
     async def _body(self, request: Request) -> dict[str, Any]:
-        body = await read_json(request, self.folio.settings.max_body_bytes)
-        if not isinstance(body, dict):
-            raise ValidationError("The request body must be a JSON object")
-        data = body.get("data", body)
-        if not isinstance(data, dict):
-            raise ValidationError("The request body must be a JSON object")
-        return data
+        return await read_json_data(request, self.folio.settings.max_body_bytes)
 
     async def list(self, request: Request) -> Response:
         await self._check(request)

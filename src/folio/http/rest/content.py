@@ -119,6 +119,31 @@ async def read_json(request: Request, limit: int) -> Any:
         raise SyntaxError_(f"Invalid JSON in the request body: {exc}") from None
 
 
+async def read_json_object(request: Request, limit: int) -> dict[str, Any]:
+    """The JSON object of the body, read once: later calls (a rate limiter's, then the
+    handler's) get a copy of it; ValidationError when the body is not an object."""
+    cached = getattr(request.state, "body", None)
+    if cached is not None:
+        return dict(cached)
+    body = await read_json(request, limit)
+    if not isinstance(body, dict):
+        raise ValidationError("The request body must be a JSON object")
+    request.state.body = body
+    return body
+
+
+async def read_json_data(request: Request, limit: int) -> dict[str, Any]:
+    """The object a write sends, in `data` or as the whole body; ValidationError when
+    either is not a JSON object."""
+    body = await read_json(request, limit)
+    if not isinstance(body, dict):
+        raise ValidationError("The request body must be a JSON object")
+    data = body.get("data", body)
+    if not isinstance(data, dict):
+        raise ValidationError("The request body must be a JSON object")
+    return data
+
+
 class ContentEndpoints:
     def __init__(self, folio: Folio, pipeline: Pipeline) -> None:
         self.folio = folio
