@@ -27,6 +27,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from asgi_scope import http_scope  # noqa: E402
 
 from folio.app import load_app  # noqa: E402
 from folio.auth.principal import OPEN  # noqa: E402
@@ -53,7 +56,6 @@ class Client:
     async def call(
         self, method: str, target: str, body: Any = None
     ) -> tuple[int, Any, dict[str, str]]:
-        path, _, query = target.partition("?")
         payload = json.dumps(body).encode() if body is not None else b""
         headers = [*self.headers, (b"host", b"localhost")]
         if body is not None:
@@ -61,21 +63,6 @@ class Client:
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(payload)).encode()),
             ]
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0", "spec_version": "2.3"},
-            "http_version": "1.1",
-            "method": method,
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "query_string": query.encode(),
-            "root_path": "",
-            "headers": headers,
-            "client": ("127.0.0.1", 50000),
-            "server": ("127.0.0.1", 1400),
-            "state": {},
-        }
         sent = False
         status = 0
         chunks: list[bytes] = []
@@ -97,7 +84,7 @@ class Client:
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 
-        await self.app(scope, receive, send)
+        await self.app(http_scope(method, target, headers), receive, send)
         raw = b"".join(chunks)
         return status, (json.loads(raw) if raw else None), got
 
@@ -154,6 +141,18 @@ async def seed(folio: Any, count: int) -> None:
             print(f"  seeded {i + 1} ({time.perf_counter() - began:.0f} s)", flush=True)
 
 
+async def vacuum_analyze(url: str) -> None:
+    """What autovacuum does soon after a load on PostgreSQL: statistics and the visibility
+    map."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("VACUUM ANALYZE")
+    finally:
+        await conn.close()
+
+
 async def run(args: argparse.Namespace) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="folio-admin-list-"))
     app_dir = scratch / "app"
@@ -166,14 +165,7 @@ async def run(args: argparse.Namespace) -> None:
         print(f"seeding {args.articles} articles ({url.split(':')[0]})", flush=True)
         await seed(folio, args.articles)
         if url.startswith("postgres"):
-            # what autovacuum does soon after such a load: statistics and the visibility map
-            import asyncpg
-
-            conn = await asyncpg.connect(url)
-            try:
-                await conn.execute("VACUUM ANALYZE")
-            finally:
-                await conn.close()
+            await vacuum_analyze(url)
             print("  VACUUM ANALYZE done", flush=True)
         client = Client(app)
         status, body, headers = await client.call(

@@ -168,13 +168,7 @@ async def prepare(app_dir: Path, url: str, articles: int) -> str:
         )
         print(f"  seeded in {time.perf_counter() - began:.0f} s", flush=True)
         if url.startswith("postgres"):
-            import asyncpg
-
-            conn = await asyncpg.connect(url)
-            try:
-                await conn.execute("VACUUM ANALYZE")
-            finally:
-                await conn.close()
+            await admin_list.vacuum_analyze(url)
         client = admin_list.Client(app)
         status, body, _ = await client.call(
             "POST",

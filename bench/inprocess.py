@@ -32,6 +32,7 @@ from typing import Any
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).parent))
+from asgi_scope import http_scope
 from explain import SCENARIOS, Recorder, sample
 
 from folio.app import load_app
@@ -41,25 +42,6 @@ WRITES = {
     "create": ("POST", "/api/tags", "full"),
     "update": ("PUT", "/api/articles/{document}", "full"),
 }
-
-
-def _scope(method: str, target: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
-    path, _, query = target.partition("?")
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0", "spec_version": "2.3"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": query.encode(),
-        "root_path": "",
-        "headers": headers,
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 1400),
-        "state": {},
-    }
 
 
 class Driver:
@@ -92,7 +74,7 @@ class Driver:
                 if self.keep:
                     self.body += message.get("body", b"")
 
-        await self.app(_scope(method, target, headers), receive, send)
+        await self.app(http_scope(method, target, headers), receive, send)
 
     async def fetch(self, target: str) -> Any:
         self.keep = True
