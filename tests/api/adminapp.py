@@ -77,21 +77,18 @@ class AdminApi:
     def folio(self) -> Folio:
         return self.api.folio
 
+    # the requests of the signed-in client: Api's JSON helpers
     def get(self, path: str, **kw: Any) -> Any:
-        return self.client.get(path, **kw)
+        return self.api.get(path, **kw)
 
     def post(self, path: str, data: Any = None, **kw: Any) -> Any:
-        if data is not None:
-            kw["json"] = data
-        return self.client.post(path, **kw)
+        return self.api.post(path, data, **kw)
 
     def put(self, path: str, data: Any = None, **kw: Any) -> Any:
-        if data is not None:
-            kw["json"] = data
-        return self.client.put(path, **kw)
+        return self.api.put(path, data, **kw)
 
     def delete(self, path: str, **kw: Any) -> Any:
-        return self.client.delete(path, **kw)
+        return self.api.delete(path, **kw)
 
     @contextmanager
     def anonymous(self) -> Iterator[TestClient]:
