@@ -1,7 +1,10 @@
-// What the sign-in pages share: the centred card, the password rules list, field errors
-// from the server's validation answers.
+// What the sign-in pages (and the profile's forms) share: the centred card, the new password
+// fields with their rules list, field errors from the server's validation answers, and the
+// submission of a form that shows them.
 import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
 import { ApiError, describeError } from "../../api";
+import { TextField } from "../../ui";
 import { PASSWORD_RULES } from "./password";
 
 export function AuthCard({ title, subtitle, children, appName }: { title: string; subtitle?: ComponentChildren; children: ComponentChildren; appName?: string }) {
@@ -40,6 +43,92 @@ export function PasswordRules({ id, password }: { id: string; password: string }
       })}
     </ul>
   );
+}
+
+/** A new password (its rules listed under it) and its confirmation: fields `${prefix}password`
+ * and `${prefix}confirmPassword`. */
+export function NewPasswordFields({
+  prefix,
+  label = "Password",
+  password,
+  confirm,
+  onPassword,
+  onConfirm,
+  errors,
+  autoFocus,
+}: {
+  prefix: string;
+  label?: string;
+  password: string;
+  confirm: string;
+  onPassword(value: string): void;
+  onConfirm(value: string): void;
+  errors: Record<string, string>;
+  autoFocus?: boolean;
+}) {
+  return (
+    <>
+      <TextField
+        id={`${prefix}password`}
+        label={label}
+        type="password"
+        required
+        value={password}
+        onInput={onPassword}
+        error={errors.password}
+        autocomplete="new-password"
+        autoFocus={autoFocus}
+        hint={<PasswordRules id={`${prefix}password-rules`} password={password} />}
+      />
+      <TextField
+        id={`${prefix}confirmPassword`}
+        label="Confirm password"
+        type="password"
+        required
+        value={confirm}
+        onInput={onConfirm}
+        error={errors.confirmPassword}
+        autocomplete="new-password"
+      />
+    </>
+  );
+}
+
+/** Moves focus to the first field in error (after the errors are rendered). */
+export function focusFirstError(errors: Record<string, string>, order: string[], prefix: string): void {
+  const first = order.find((name) => errors[name]);
+  if (first) requestAnimationFrame(() => document.getElementById(`${prefix}${first}`)?.focus());
+}
+
+/** A form's field errors, message and busy state, and its submission: `submit(found, send)`
+ * shows the client's own errors `found` (nothing is sent while there are some), else runs
+ * `send`; a failure shows the server's field errors and message. The first field in error
+ * (ids `${prefix}${field}`, in the order of `fields`) takes the focus. `stay`: the form stays
+ * on the page once sent (busy then ends; otherwise the page is left, busy). */
+export function useFormSubmit(fields: string[], prefix: string, stay = false) {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (found: Record<string, string>, send: () => Promise<void>) => {
+    setErrors(found);
+    setMessage(null);
+    if (Object.keys(found).length) {
+      focusFirstError(found, fields, prefix);
+      return;
+    }
+    setBusy(true);
+    try {
+      await send();
+      if (stay) setBusy(false);
+    } catch (e) {
+      const f = formErrors(e, fields);
+      setErrors(f.fields);
+      setMessage(f.message);
+      setBusy(false);
+      focusFirstError(f.fields, fields, prefix);
+    }
+  };
+  return { errors, message, busy, submit };
 }
 
 /** Splits a failed request into field errors (ValidationError paths) and a message for the form. */

@@ -5,7 +5,7 @@ import { api } from "../../api";
 import { Link } from "../../router";
 import { Button, TextField } from "../../ui";
 import { AuthCard, FormAlert, formErrors } from "./common";
-import { EMAIL_PATTERN } from "./password";
+import { emailProblem } from "./password";
 
 export function ForgotPasswordPage({ appName }: { appName?: string }) {
   const [email, setEmail] = useState("");
@@ -17,8 +17,9 @@ export function ForgotPasswordPage({ appName }: { appName?: string }) {
   const submit = async (event: Event) => {
     event.preventDefault();
     setMessage(null);
-    if (!email.trim() || !EMAIL_PATTERN.test(email.trim())) {
-      setError(email.trim() ? "This is not a valid email address." : "The email is required.");
+    const problem = emailProblem(email);
+    if (problem) {
+      setError(problem);
       requestAnimationFrame(() => document.getElementById("forgot-email")?.focus());
       return;
     }

@@ -4,41 +4,25 @@ import { useState } from "preact/hooks";
 import { api, setCsrfToken } from "../../api";
 import { Link } from "../../router";
 import { Button, TextField } from "../../ui";
-import { AuthCard, FormAlert, formErrors } from "./common";
-import { focusFirstError } from "./register";
+import { AuthCard, FormAlert, useFormSubmit } from "./common";
 
 const FIELDS = ["email", "password"];
 
 export function LoginPage({ appName, onSignedIn, notice }: { appName?: string; onSignedIn(): void; notice?: string | null }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { errors, message, busy, submit } = useFormSubmit(FIELDS, "login-");
 
-  const submit = async (event: Event) => {
+  const onSubmit = (event: Event) => {
     event.preventDefault();
     const found: Record<string, string> = {};
     if (!email.trim()) found.email = "The email is required.";
     if (!password) found.password = "The password is required.";
-    setErrors(found);
-    setMessage(null);
-    if (Object.keys(found).length) {
-      focusFirstError(found, FIELDS, "login-");
-      return;
-    }
-    setBusy(true);
-    try {
+    void submit(found, async () => {
       const res = await api.post<{ data: { csrfToken: string } }>("/login", { email: email.trim(), password });
       setCsrfToken(res.data.csrfToken);
       onSignedIn();
-    } catch (e) {
-      const f = formErrors(e, FIELDS);
-      setErrors(f.fields);
-      setMessage(f.message);
-      setBusy(false);
-      focusFirstError(f.fields, FIELDS, "login-");
-    }
+    });
   };
 
   return (
@@ -48,7 +32,7 @@ export function LoginPage({ appName, onSignedIn, notice }: { appName?: string; o
           {notice}
         </div>
       )}
-      <form onSubmit={submit} noValidate aria-label="Sign in">
+      <form onSubmit={onSubmit} noValidate aria-label="Sign in">
         <FormAlert message={message} />
         <TextField id="login-email" label="Email" type="email" required value={email} onInput={setEmail} error={errors.email} autocomplete="email" autoFocus />
         <TextField id="login-password" label="Password" type="password" required value={password} onInput={setPassword} error={errors.password} autocomplete="current-password" />

@@ -26,3 +26,20 @@ export function passwordProblem(password: string): string | null {
 }
 
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** What is wrong with an email address (required, then its shape), or null. */
+export function emailProblem(email: string): string | null {
+  if (!email.trim()) return "The email is required.";
+  if (!EMAIL_PATTERN.test(email.trim())) return "This is not a valid email address.";
+  return null;
+}
+
+/** The errors of a new password and its confirmation (keys password and confirmPassword). */
+export function newPasswordErrors(password: string, confirm: string, confirmMissing = "Confirm the password."): Record<string, string> {
+  const errors: Record<string, string> = {};
+  const pw = passwordProblem(password);
+  if (pw) errors.password = pw;
+  if (!confirm) errors.confirmPassword = confirmMissing;
+  else if (confirm !== password) errors.confirmPassword = "The passwords do not match.";
+  return errors;
+}

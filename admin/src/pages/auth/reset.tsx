@@ -3,18 +3,16 @@
 import { useState } from "preact/hooks";
 import { api, setCsrfToken } from "../../api";
 import { Link } from "../../router";
-import { Button, TextField } from "../../ui";
-import { AuthCard, FormAlert, PasswordRules, formErrors } from "./common";
-import { focusFirstError, validateAccount } from "./register";
+import { Button } from "../../ui";
+import { AuthCard, FormAlert, NewPasswordFields, useFormSubmit } from "./common";
+import { newPasswordErrors } from "./password";
 
 const FIELDS = ["password", "confirmPassword"];
 
 export function ResetPasswordPage({ appName, code, onSignedIn }: { appName?: string; code: string | null; onSignedIn(): void }) {
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { errors, message, busy, submit } = useFormSubmit(FIELDS, "reset-");
 
   if (!code) {
     return (
@@ -29,46 +27,20 @@ export function ResetPasswordPage({ appName, code, onSignedIn }: { appName?: str
     );
   }
 
-  const submit = async (event: Event) => {
+  const onSubmit = (event: Event) => {
     event.preventDefault();
-    const found = validateAccount({ email: "x@x.xx", password, confirmPassword: confirm }, false);
-    setErrors(found);
-    setMessage(null);
-    if (Object.keys(found).length) {
-      focusFirstError(found, FIELDS, "reset-");
-      return;
-    }
-    setBusy(true);
-    try {
+    void submit(newPasswordErrors(password, confirm), async () => {
       const res = await api.post<{ data: { csrfToken: string } }>("/reset-password", { code, password });
       setCsrfToken(res.data.csrfToken);
       onSignedIn();
-    } catch (e) {
-      const f = formErrors(e, FIELDS);
-      setErrors(f.fields);
-      setMessage(f.message);
-      setBusy(false);
-      focusFirstError(f.fields, FIELDS, "reset-");
-    }
+    });
   };
 
   return (
     <AuthCard appName={appName} title="Reset password" subtitle="Choose a new password for your account.">
-      <form onSubmit={submit} noValidate aria-label="Reset password">
+      <form onSubmit={onSubmit} noValidate aria-label="Reset password">
         <FormAlert message={message} />
-        <TextField
-          id="reset-password"
-          label="Password"
-          type="password"
-          required
-          value={password}
-          onInput={setPassword}
-          error={errors.password}
-          autocomplete="new-password"
-          autoFocus
-          hint={<PasswordRules id="reset-password-rules" password={password} />}
-        />
-        <TextField id="reset-confirmPassword" label="Confirm password" type="password" required value={confirm} onInput={setConfirm} error={errors.confirmPassword} autocomplete="new-password" />
+        <NewPasswordFields prefix="reset-" password={password} confirm={confirm} onPassword={setPassword} onConfirm={setConfirm} errors={errors} autoFocus />
         <Button type="submit" loading={busy} class="button-block">
           Change password
         </Button>
