@@ -2,22 +2,8 @@
 // sort, pages; one file or several) or to upload new ones, which are then chosen.
 import type { JSX } from "preact";
 import { useEffect, useId, useState } from "preact/hooks";
-import { describeError } from "../api";
-import {
-  acceptFor,
-  allowedKinds,
-  allowedMime,
-  formatSize,
-  KIND_LABELS,
-  kindOf,
-  listFiles,
-  SORTS,
-  uploadFiles,
-  type FileList,
-  type FileObject,
-  type Kind,
-} from "../pages/media/files";
-import { FileThumb, Modal, Pager } from "../pages/media/ui";
+import { acceptFor, allowedKinds, allowedMime, fileSummary, KIND_LABELS, kindOf, SORTS, uploadFiles, type FileObject, type Kind } from "../pages/media/files";
+import { FileThumb, KindSelect, LoadError, Modal, notifyUploads, Pager, SearchControl, SortSelect, takeFiles, useFiles } from "../pages/media/ui";
 import { notify } from "./notify";
 
 export interface MediaPickerProps {
@@ -43,9 +29,6 @@ export function MediaPicker({ multiple, allowedTypes, title, taken = [], onClose
   const [kind, setKind] = useState<Kind | "">("");
   const [sort, setSort] = useState(SORTS[0].value);
   const [page, setPage] = useState(1);
-  const [list, setList] = useState<FileList | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
   const [chosen, setChosen] = useState<FileObject[]>([]);
   const [uploading, setUploading] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
@@ -64,25 +47,7 @@ export function MediaPicker({ multiple, allowedTypes, title, taken = [], onClose
     return () => clearTimeout(t);
   }, [q]);
 
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    listFiles({ page, pageSize: PAGE_SIZE, sort, q: query, kinds: kind ? [kind] : kinds })
-      .then((answer) => {
-        if (!live) return;
-        setList(answer);
-        setError(null);
-      })
-      .catch((e) => {
-        if (live) setError(describeError(e));
-      })
-      .finally(() => {
-        if (live) setLoading(false);
-      });
-    return () => {
-      live = false;
-    };
-  }, [page, sort, query, kind, reload]);
+  const { list, error, loading } = useFiles({ page, pageSize: PAGE_SIZE, sort, q: query, kinds: kind ? [kind] : kinds }, reload);
 
   const isChosen = (f: FileObject) => chosen.some((c) => c.id === f.id);
   const toggle = (f: FileObject) => {
@@ -100,9 +65,8 @@ export function MediaPicker({ multiple, allowedTypes, title, taken = [], onClose
     if (accepted.length === 0) return;
     const outcome = await uploadFiles(accepted, (done, total) => setUploading(`Uploading ${Math.min(done + 1, total)} of ${total}…`));
     setUploading(null);
-    for (const f of outcome.failed) notify(`${f.name} could not be uploaded: ${f.message}`, "error");
+    notifyUploads(outcome);
     if (outcome.uploaded.length) {
-      notify(outcome.uploaded.length === 1 ? `${outcome.uploaded[0].name} uploaded` : `${outcome.uploaded.length} files uploaded`);
       setChosen((c) => (multiple ? [...c, ...outcome.uploaded.filter((u) => !c.some((x) => x.id === u.id))] : [outcome.uploaded[0]]));
       setPage(1);
       setReload((r) => r + 1);
@@ -110,9 +74,7 @@ export function MediaPicker({ multiple, allowedTypes, title, taken = [], onClose
   };
 
   const onFiles = (event: JSX.TargetedEvent<HTMLInputElement, Event>) => {
-    const input = event.currentTarget;
-    const files = Array.from(input.files ?? []);
-    input.value = "";
+    const files = takeFiles(event);
     if (files.length) void upload(files);
   };
 
@@ -153,47 +115,26 @@ export function MediaPicker({ multiple, allowedTypes, title, taken = [], onClose
         }}
       >
         <div class="rm-toolbar">
-          <span class="rm-control">
-            <label for={searchId}>Search files</label>
-            <input id={searchId} type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
-          </span>
+          <SearchControl id={searchId} value={q} onInput={setQ} />
           {kinds.length > 1 && (
-            <span class="rm-control">
-              <label for={kindId}>Type</label>
-              <select
-                id={kindId}
-                value={kind}
-                onChange={(e) => {
-                  setKind(e.currentTarget.value as Kind | "");
-                  setPage(1);
-                }}
-              >
-                <option value="">All types</option>
-                {kinds.map((k) => (
-                  <option key={k} value={k}>
-                    {KIND_LABELS[k]}
-                  </option>
-                ))}
-              </select>
-            </span>
-          )}
-          <span class="rm-control">
-            <label for={sortId}>Sort by</label>
-            <select
-              id={sortId}
-              value={sort}
-              onChange={(e) => {
-                setSort(e.currentTarget.value);
+            <KindSelect
+              id={kindId}
+              kinds={kinds}
+              value={kind}
+              onChange={(k) => {
+                setKind(k);
                 setPage(1);
               }}
-            >
-              {SORTS.map((s) => (
-                <option key={s.value} value={s.value}>
-                  {s.label}
-                </option>
-              ))}
-            </select>
-          </span>
+            />
+          )}
+          <SortSelect
+            id={sortId}
+            value={sort}
+            onChange={(s) => {
+              setSort(s);
+              setPage(1);
+            }}
+          />
           <span class="rm-control rm-upload-control">
             <input
               id={uploadId}
@@ -214,14 +155,7 @@ export function MediaPicker({ multiple, allowedTypes, title, taken = [], onClose
             {uploading}
           </p>
         )}
-        {error && (
-          <p class="rm-error" role="alert">
-            {error}{" "}
-            <button type="button" class="button button-secondary" onClick={() => setReload((r) => r + 1)}>
-              Try again
-            </button>
-          </p>
-        )}
+        <LoadError error={error} onRetry={() => setReload((r) => r + 1)} />
         {list && list.data.length === 0 && !loading && (
           <p class="rm-empty">{query || kind ? "No file matches." : "The media library is empty: upload files, or drop them here."}</p>
         )}
@@ -245,10 +179,7 @@ export function MediaPicker({ multiple, allowedTypes, title, taken = [], onClose
                   <label for={inputId} class="rm-card-label">
                     <FileThumb file={f} />
                     <span class="rm-card-name">{f.name}</span>
-                    <span class="rm-card-meta">
-                      {KIND_LABELS[kindOf(f.mime)]} · {f.width && f.height ? `${f.width}×${f.height} · ` : ""}
-                      {formatSize(f.size)}
-                    </span>
+                    <span class="rm-card-meta">{fileSummary(f)}</span>
                     {already && <span class="rm-card-meta">{title ? `Already in ${title}` : "Already chosen"}</span>}
                   </label>
                 </li>

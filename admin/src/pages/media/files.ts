@@ -119,6 +119,12 @@ export function formatSize(kb: number | null | undefined): string {
   return `${(kb / 1024).toFixed(1)} MB`;
 }
 
+/** A file's kind, dimensions (of a picture) and size, as a card shows them. */
+export function fileSummary(file: FileObject): string {
+  const dimensions = file.width && file.height ? `${file.width}×${file.height} · ` : "";
+  return `${KIND_LABELS[kindOf(file.mime)]} · ${dimensions}${formatSize(file.size)}`;
+}
+
 export function extensionOf(file: FileObject): string {
   const ext = file.ext ?? (file.name.includes(".") ? file.name.slice(file.name.lastIndexOf(".")) : "");
   return ext.replace(/^\./, "").toUpperCase();

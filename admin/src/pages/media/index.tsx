@@ -4,24 +4,12 @@
 // The search, filter, sort, page and view are kept in the URL.
 import type { JSX } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { api, describeError } from "../../api";
+import { api } from "../../api";
 import { href, navigate } from "../../router";
 import { notify } from "../../ui/notify";
 import { FileDetails } from "./details";
-import {
-  formatDate,
-  formatSize,
-  KIND_LABELS,
-  KINDS,
-  kindOf,
-  listFiles,
-  SORTS,
-  uploadFiles,
-  type FileList,
-  type FileObject,
-  type Kind,
-} from "./files";
-import { Confirm, FileThumb, Pager } from "./ui";
+import { fileSummary, formatDate, formatSize, KIND_LABELS, KINDS, kindOf, SORTS, uploadFiles, type FileObject, type Kind } from "./files";
+import { Confirm, FileThumb, KindSelect, LoadError, notifyUploads, Pager, SearchControl, SortSelect, takeFiles, useFiles } from "./ui";
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -54,9 +42,6 @@ function readQuery(search: URLSearchParams): Query {
 export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
   const query = readQuery(search);
   const [text, setText] = useState(query.q);
-  const [list, setList] = useState<FileList | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
   const [reload, setReload] = useState(0);
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [details, setDetails] = useState<FileObject | null>(null);
@@ -89,29 +74,12 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
     return () => clearTimeout(t);
   }, [text]);
 
-  const key = `${query.page}|${query.pageSize}|${query.sort}|${query.q}|${query.type}`;
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    listFiles({ page: query.page, pageSize: query.pageSize, sort: query.sort, q: query.q, kinds: query.type ? [query.type] : KINDS })
-      .then((answer) => {
-        if (!live) return;
-        setList(answer);
-        setError(null);
-        // a page past the last one (after deletions) shows the last one
-        const pg = answer.meta.pagination;
-        if (answer.data.length === 0 && pg.page > 1 && pg.pageCount >= 1 && pg.page > pg.pageCount) go({ page: pg.pageCount }, true);
-      })
-      .catch((e) => {
-        if (live) setError(describeError(e));
-      })
-      .finally(() => {
-        if (live) setLoading(false);
-      });
-    return () => {
-      live = false;
-    };
-  }, [key, reload]);
+  const filesQuery = { page: query.page, pageSize: query.pageSize, sort: query.sort, q: query.q, kinds: query.type ? [query.type] : KINDS };
+  const { list, setList, error, loading } = useFiles(filesQuery, reload, (answer) => {
+    // a page past the last one (after deletions) shows the last one
+    const pg = answer.meta.pagination;
+    if (answer.data.length === 0 && pg.page > 1 && pg.pageCount >= 1 && pg.page > pg.pageCount) go({ page: pg.pageCount }, true);
+  });
 
   // the selection keeps only files still shown
   useEffect(() => {
@@ -123,20 +91,14 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
     if (!files.length) return;
     const outcome = await uploadFiles(files, (done, total, name) => setProgress({ done, total, name }));
     setProgress(null);
-    for (const f of outcome.failed) notify(`${f.name} could not be uploaded: ${f.message}`, "error");
+    notifyUploads(outcome);
     if (outcome.uploaded.length) {
-      notify(outcome.uploaded.length === 1 ? `${outcome.uploaded[0].name} uploaded` : `${outcome.uploaded.length} files uploaded`);
       if (query.page !== 1 || query.sort !== SORTS[0].value) go({ page: 1, sort: SORTS[0].value });
       else setReload((r) => r + 1);
     }
   };
 
-  const onInput = (event: JSX.TargetedEvent<HTMLInputElement, Event>) => {
-    const input = event.currentTarget;
-    const files = Array.from(input.files ?? []);
-    input.value = "";
-    void upload(files);
-  };
+  const onInput = (event: JSX.TargetedEvent<HTMLInputElement, Event>) => void upload(takeFiles(event));
 
   const bulkDelete = async () => {
     const chosen = [...selected];
@@ -216,31 +178,9 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
       </div>
 
       <div class="rm-toolbar" role="search" aria-label="Files">
-        <span class="rm-control">
-          <label for={ids.search}>Search files</label>
-          <input id={ids.search} type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} />
-        </span>
-        <span class="rm-control">
-          <label for={ids.type}>Type</label>
-          <select id={ids.type} value={query.type} onChange={(e) => go({ type: e.currentTarget.value as Kind | "", page: 1 })}>
-            <option value="">All types</option>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {KIND_LABELS[k]}
-              </option>
-            ))}
-          </select>
-        </span>
-        <span class="rm-control">
-          <label for={ids.sort}>Sort by</label>
-          <select id={ids.sort} value={query.sort} onChange={(e) => go({ sort: e.currentTarget.value, page: 1 })}>
-            {SORTS.map((s) => (
-              <option key={s.value} value={s.value}>
-                {s.label}
-              </option>
-            ))}
-          </select>
-        </span>
+        <SearchControl id={ids.search} value={text} onInput={setText} />
+        <KindSelect id={ids.type} kinds={KINDS} value={query.type} onChange={(type) => go({ type, page: 1 })} />
+        <SortSelect id={ids.sort} value={query.sort} onChange={(sort) => go({ sort, page: 1 })} />
         <span class="rm-control">
           <label for={ids.size}>Files per page</label>
           <select id={ids.size} value={String(query.pageSize)} onChange={(e) => go({ pageSize: Number(e.currentTarget.value), page: 1 })}>
@@ -284,14 +224,7 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
         )}
       </div>
 
-      {error && (
-        <p class="rm-error" role="alert">
-          {error}{" "}
-          <button type="button" class="button button-secondary" onClick={() => setReload((r) => r + 1)}>
-            Try again
-          </button>
-        </p>
-      )}
+      <LoadError error={error} onRetry={() => setReload((r) => r + 1)} />
       {list && files.length === 0 && !loading && !error && (
         <p class="rm-empty">{query.q || query.type ? "No file matches the search or the filter." : "The media library is empty. Upload files to start."}</p>
       )}
@@ -314,10 +247,7 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
                   {f.name}
                 </span>
               </button>
-              <span class="rm-card-meta rm-card-after">
-                {KIND_LABELS[kindOf(f.mime)]} · {f.width && f.height ? `${f.width}×${f.height} · ` : ""}
-                {formatSize(f.size)}
-              </span>
+              <span class="rm-card-meta rm-card-after">{fileSummary(f)}</span>
             </li>
           ))}
         </ul>
