@@ -102,6 +102,48 @@ export function Field({ id, label, hint, error, required, labelExtra, group, hid
   );
 }
 
+/** A labelled select of `options`: a form's field (`div.field`, with an optional hint) or,
+ * `inline`, a toolbar's (`div.inline-field`). */
+export function SelectField({
+  id,
+  label,
+  value,
+  options,
+  onChange,
+  hint,
+  inline,
+  autoFocus,
+}: {
+  id: string;
+  label: ComponentChildren;
+  value: string;
+  options: { value: string; label: ComponentChildren }[];
+  onChange(value: string): void;
+  hint?: ComponentChildren;
+  inline?: boolean;
+  autoFocus?: boolean;
+}) {
+  return (
+    <div class={inline ? "inline-field" : "field"}>
+      <label class={inline ? undefined : "field-label"} for={id}>
+        {label}
+      </label>
+      <select id={id} class="select" value={value} onChange={(e) => onChange(e.currentTarget.value)} autoFocus={autoFocus} aria-describedby={hint ? `${id}-hint` : undefined}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      {hint && (
+        <p class="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** A text input inside its Field: the forms of the auth and profile pages. */
 export function TextField({
   id,

@@ -1,6 +1,6 @@
 // The shared components, in one import: `import { Button, Field, Dialog } from "../ui";`
 export { Button, IconButton, LinkButton, buttonClass, type Variant } from "./button";
-export { Field, FieldError, FieldHint, TextField, controlProps, type FieldA11y } from "./field";
+export { Field, FieldError, FieldHint, SelectField, TextField, controlProps, type FieldA11y } from "./field";
 export { ConfirmDialog, Dialog, focusables, type ConfirmDialogProps, type DialogProps } from "./dialog";
 export { Menu, Popover, type MenuItem } from "./menu";
 export { Tabs, type Tab } from "./tabs";

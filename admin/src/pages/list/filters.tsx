@@ -2,7 +2,7 @@
 // operator fitting the field's kind, a value), and the conditions in force as removable chips.
 import { useState } from "preact/hooks";
 import type { ContentTypeMeta } from "../../meta";
-import { Button, Popover, formatDate, formatDateTime } from "../../ui";
+import { Button, Popover, SelectField, formatDate, formatDateTime } from "../../ui";
 import { STATUS_CHOICES, STATUS_FIELD, fieldOf, filterableFields, operatorLabel, operatorsFor, type Filter, type ListField } from "./model";
 
 /** A datetime-local value ("2024-05-01T10:30") as an ISO instant, and back. */
@@ -101,30 +101,8 @@ export function FilterForm({ ct, onAdd }: { ct: ContentTypeMeta; onAdd(filter: F
 
   return (
     <form class="filter-form" onSubmit={submit} noValidate aria-label="Add a filter">
-      <div class="field">
-        <label class="field-label" for="filter-field">
-          Field
-        </label>
-        <select id="filter-field" class="select" value={field.name} onChange={(e) => chooseField(e.currentTarget.value)} autoFocus>
-          {fields.map((f) => (
-            <option key={f.name} value={f.name}>
-              {f.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label class="field-label" for="filter-operator">
-          Operator
-        </label>
-        <select id="filter-operator" class="select" value={operator.op} onChange={(e) => setOp(e.currentTarget.value)}>
-          {ops.map((o) => (
-            <option key={o.op} value={o.op}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      </div>
+      <SelectField id="filter-field" label="Field" value={field.name} options={fields.map((f) => ({ value: f.name, label: f.label }))} onChange={chooseField} autoFocus />
+      <SelectField id="filter-operator" label="Operator" value={operator.op} options={ops.map((o) => ({ value: o.op, label: o.label }))} onChange={setOp} />
       {!operator.noValue && (
         <div class="field">
           <label class="field-label" for="filter-value">

@@ -14,6 +14,7 @@ import {
   Menu,
   PageHeader,
   Pagination,
+  SelectField,
   Spinner,
   StatusBadge,
   formatValue,
@@ -55,18 +56,21 @@ function rowLabel(row: Row, mainField: string): string {
   return v === null || v === undefined || v === "" ? `entry ${row.id}` : String(v);
 }
 
+/** The page of a collection type's address that names none. */
+export function CollectionTypeNotFound({ uid }: { uid: string }) {
+  return (
+    <main id="main" class="page">
+      <h1>Content type not found</h1>
+      <p>No collection type is named {uid}.</p>
+      <Link to="/">Back to the home page</Link>
+    </main>
+  );
+}
+
 export function ListPage({ uid, search }: { uid: string; search: URLSearchParams }) {
   const meta = useMeta();
   const ct = contentType(meta, uid);
-  if (!ct || ct.kind !== "collectionType") {
-    return (
-      <main id="main" class="page">
-        <h1>Content type not found</h1>
-        <p>No collection type is named {uid}.</p>
-        <Link to="/">Back to the home page</Link>
-      </main>
-    );
-  }
+  if (!ct || ct.kind !== "collectionType") return <CollectionTypeNotFound uid={uid} />;
   return <List ct={ct} meta={meta} search={search} />;
 }
 
@@ -198,16 +202,14 @@ function List({ ct, meta, search }: { ct: ContentTypeMeta; meta: Meta; search: U
         </div>
         <div class="list-toolbar-end">
           {ct.localized && meta.locales.length > 0 && (
-            <div class="inline-field">
-              <label for="list-locale">Locale</label>
-              <select id="list-locale" class="select" value={locale ?? ""} onChange={(e) => go({ locale: e.currentTarget.value, page: 1 })}>
-                {meta.locales.map((l) => (
-                  <option key={l.code} value={l.code}>
-                    {l.name || l.code}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <SelectField
+              id="list-locale"
+              label="Locale"
+              inline
+              value={locale ?? ""}
+              options={meta.locales.map((l) => ({ value: l.code, label: l.name || l.code }))}
+              onChange={(v) => go({ locale: v, page: 1 })}
+            />
           )}
           <LinkButton to={`/content-manager/collection-types/${uid}/configurations/list`} variant="tertiary">
             Configure the view
@@ -369,16 +371,14 @@ function List({ ct, meta, search }: { ct: ContentTypeMeta; meta: Meta; search: U
       )}
       {page && page.total > 0 && (
         <div class="list-footer">
-          <div class="inline-field">
-            <label for="list-page-size">Entries per page</label>
-            <select id="list-page-size" class="select" value={String(pageSize)} onChange={(e) => go({ pageSize: Number(e.currentTarget.value), page: 1 })}>
-              {PAGE_SIZES.map((n) => (
-                <option key={n} value={String(n)}>
-                  {n}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id="list-page-size"
+            label="Entries per page"
+            inline
+            value={String(pageSize)}
+            options={PAGE_SIZES.map((n) => ({ value: String(n), label: n }))}
+            onChange={(v) => go({ pageSize: Number(v), page: 1 })}
+          />
           {rows.length > 0 && (
             <p class="list-range">{`${(page.page - 1) * page.pageSize + 1}–${Math.min(page.page * page.pageSize, page.total)} of ${page.total}`}</p>
           )}

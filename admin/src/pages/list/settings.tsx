@@ -4,23 +4,16 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { describeError } from "../../api";
 import { contentType, useMeta, type ContentTypeMeta } from "../../meta";
-import { Link, navigate } from "../../router";
-import { Button, ErrorState, IconButton, LinkButton, PageHeader, Spinner, notify, useDocumentTitle } from "../../ui";
+import { navigate } from "../../router";
+import { Button, ErrorState, IconButton, LinkButton, PageHeader, SelectField, Spinner, notify, useDocumentTitle } from "../../ui";
+import { CollectionTypeNotFound } from "./index";
 import { PAGE_SIZES, fieldOf, listPath, listableFields, loadConfig, mainFieldChoices, saveConfig, type ListConfig } from "./model";
 
 export function ListSettingsPage({ uid }: { uid: string }) {
   const meta = useMeta();
   const ct = contentType(meta, uid);
   useDocumentTitle(ct ? `Configure the view of ${ct.displayName}` : "Configure the view");
-  if (!ct || ct.kind !== "collectionType") {
-    return (
-      <main id="main" class="page">
-        <h1>Content type not found</h1>
-        <p>No collection type is named {uid}.</p>
-        <Link to="/">Back to the home page</Link>
-      </main>
-    );
-  }
+  if (!ct || ct.kind !== "collectionType") return <CollectionTypeNotFound uid={uid} />;
   return <Settings ct={ct} />;
 }
 
@@ -45,6 +38,12 @@ function Settings({ ct }: { ct: ContentTypeMeta }) {
     </main>
   );
 }
+
+const SORT_ORDERS = [
+  { value: "ASC", label: "Ascending" },
+  { value: "DESC", label: "Descending" },
+];
+const sizeOptions = PAGE_SIZES.map((n) => ({ value: String(n), label: n }));
 
 function SettingsForm({ ct, initial }: { ct: ContentTypeMeta; initial: ListConfig }) {
   const listable = listableFields(ct);
@@ -130,54 +129,23 @@ function SettingsForm({ ct, initial }: { ct: ContentTypeMeta; initial: ListConfi
           Settings
         </h2>
         <div class="form-grid">
-          <div class="field">
-            <label class="field-label" for="settings-page-size">
-              Entries per page
-            </label>
-            <select id="settings-page-size" class="select" value={String(pageSize)} onChange={(e) => setPageSize(Number(e.currentTarget.value))}>
-              {PAGE_SIZES.map((n) => (
-                <option key={n} value={String(n)}>
-                  {n}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label class="field-label" for="settings-sort-field">
-              Default sort attribute
-            </label>
-            <select id="settings-sort-field" class="select" value={sortField} onChange={(e) => setSortField(e.currentTarget.value)}>
-              {sortable.map((f) => (
-                <option key={f.name} value={f.name}>
-                  {f.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label class="field-label" for="settings-sort-order">
-              Default sort order
-            </label>
-            <select id="settings-sort-order" class="select" value={sortOrder} onChange={(e) => setSortOrder(e.currentTarget.value)}>
-              <option value="ASC">Ascending</option>
-              <option value="DESC">Descending</option>
-            </select>
-          </div>
-          <div class="field">
-            <label class="field-label" for="settings-main-field">
-              Entry title
-            </label>
-            <select id="settings-main-field" class="select" value={mainField} onChange={(e) => setMainField(e.currentTarget.value)} aria-describedby="settings-main-field-hint">
-              {mainFieldChoices(ct).map((name) => (
-                <option key={name} value={name}>
-                  {label(name)}
-                </option>
-              ))}
-            </select>
-            <p class="field-hint" id="settings-main-field-hint">
-              The field that names an entry in lists and relations.
-            </p>
-          </div>
+          <SelectField id="settings-page-size" label="Entries per page" value={String(pageSize)} options={sizeOptions} onChange={(v) => setPageSize(Number(v))} />
+          <SelectField
+            id="settings-sort-field"
+            label="Default sort attribute"
+            value={sortField}
+            options={sortable.map((f) => ({ value: f.name, label: f.label }))}
+            onChange={setSortField}
+          />
+          <SelectField id="settings-sort-order" label="Default sort order" value={sortOrder} options={SORT_ORDERS} onChange={setSortOrder} />
+          <SelectField
+            id="settings-main-field"
+            label="Entry title"
+            value={mainField}
+            options={mainFieldChoices(ct).map((name) => ({ value: name, label: label(name) }))}
+            onChange={setMainField}
+            hint="The field that names an entry in lists and relations."
+          />
         </div>
       </section>
       <section class="panel" aria-labelledby="settings-columns">
@@ -208,18 +176,7 @@ function SettingsForm({ ct, initial }: { ct: ContentTypeMeta; initial: ListConfi
         </ol>
         {available.length > 0 && (
           <div class="add-column">
-            <div class="field">
-              <label class="field-label" for="add-column">
-                Add a column
-              </label>
-              <select id="add-column" class="select" value={adding || available[0].name} onChange={(e) => setAdding(e.currentTarget.value)}>
-                {available.map((f) => (
-                  <option key={f.name} value={f.name}>
-                    {f.label}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <SelectField id="add-column" label="Add a column" value={adding || available[0].name} options={available.map((f) => ({ value: f.name, label: f.label }))} onChange={setAdding} />
             <Button variant="secondary" onClick={add}>
               Add
             </Button>
