@@ -14,6 +14,24 @@ export function displayName(user: { firstname: string | null; lastname: string |
   return [user.firstname, user.lastname].filter(Boolean).join(" ") || user.email;
 }
 
+/** The navigation's items of some content types: a link each to `${base}/${uid}`. */
+function TypeLinks({ types, base, current }: { types: { uid: string; displayName: string }[]; base: string; current(to: string): "page" | undefined }) {
+  return (
+    <>
+      {types.map((ct) => {
+        const to = `${base}/${ct.uid}`;
+        return (
+          <li key={ct.uid}>
+            <Link to={to} aria-current={current(to)}>
+              {ct.displayName}
+            </Link>
+          </li>
+        );
+      })}
+    </>
+  );
+}
+
 export function Layout({ children }: { children: ComponentChildren }) {
   const meta = useMeta();
   const session = useSession();
@@ -41,16 +59,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           Collection types
         </h2>
         <ul aria-labelledby="nav-collections">
-          {collections.map((ct) => {
-            const to = `/content-manager/collection-types/${ct.uid}`;
-            return (
-              <li key={ct.uid}>
-                <Link to={to} aria-current={current(to)}>
-                  {ct.displayName}
-                </Link>
-              </li>
-            );
-          })}
+          <TypeLinks types={collections} base="/content-manager/collection-types" current={current} />
           {collections.length === 0 && <li class="nav-empty">None yet</li>}
         </ul>
         {singles.length > 0 && (
@@ -59,16 +68,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
               Single types
             </h2>
             <ul aria-labelledby="nav-singles">
-              {singles.map((ct) => {
-                const to = `/content-manager/single-types/${ct.uid}`;
-                return (
-                  <li key={ct.uid}>
-                    <Link to={to} aria-current={current(to)}>
-                      {ct.displayName}
-                    </Link>
-                  </li>
-                );
-              })}
+              <TypeLinks types={singles} base="/content-manager/single-types" current={current} />
             </ul>
           </>
         )}
