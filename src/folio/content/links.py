@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from folio.content.ids import decimal_id
 from folio.errors import ABSENT, FieldError, ValidationError, validation_failed
 from folio.schema.model import Attribute, Component, Registry
 
@@ -259,7 +260,7 @@ def _file_id(item: Any) -> int | str | None:
         doc = item.get("documentId")
         item = doc if isinstance(doc, str) and doc else item.get("id")
     if isinstance(item, str) and item.isdecimal():
-        return int(item)
+        return decimal_id(item)
     if isinstance(item, str) and item:
         return item
     if isinstance(item, int) and not isinstance(item, bool):
@@ -341,7 +342,7 @@ def _component_id(item: dict[str, Any]) -> int | Any:
     None for a new component."""
     value = item.get("id")
     if isinstance(value, str) and value.isdecimal():
-        return int(value)
+        return decimal_id(value)
     return value
 
 

@@ -19,6 +19,7 @@ from starlette.responses import Response
 
 from folio.auth.principal import OPEN, Principal
 from folio.config import true_or_false, whole_number
+from folio.content.ids import decimal_id
 from folio.errors import (
     ConfigError,
     FieldError,
@@ -284,9 +285,8 @@ class UploadEndpoints:
 async def file_record(folio: Folio, raw_id: str, missing: str = "file.notFound") -> dict[str, Any]:
     """The file record with this numeric id (NotFoundError `missing` otherwise; by default
     the reference's message)."""
-    doc = None
-    if raw_id.isdecimal():
-        doc = await folio.files.get(int(raw_id))
+    file_id = decimal_id(raw_id)
+    doc = await folio.files.get(file_id) if file_id is not None else None
     if doc is None:
         raise NotFoundError(missing)
     return doc

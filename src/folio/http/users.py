@@ -14,6 +14,7 @@ from starlette.routing import Route
 from folio.auth.principal import Principal
 from folio.auth.ratelimit import RateLimiter
 from folio.content.accounts.users import credentials_too_long
+from folio.content.ids import decimal_id
 from folio.content.query import Query
 from folio.errors import (
     ApplicationError,
@@ -40,16 +41,17 @@ def _natural(raw: Any, name: str) -> int | None:
     text = str(raw).strip()
     if text == "-1" and name == "limit":
         return -1
-    if not text.isdecimal():
+    value = decimal_id(text)
+    if value is None:
         raise ValidationError(f"{name} must be a non-negative integer, not {raw!r}")
-    return int(text)
+    return value
 
 
 def _user_id(request: Request) -> int:
-    raw = request.path_params["id"]
-    if not raw.isdecimal():
+    user_id = decimal_id(request.path_params["id"])
+    if user_id is None:
         raise NotFoundError()
-    return int(raw)
+    return user_id
 
 
 class UserEndpoints:
@@ -244,8 +246,8 @@ class UserEndpoints:
         return json_response({"roles": docs})
 
     async def role(self, request: Request, principal: Principal) -> Response:
-        raw = request.path_params["id"]
-        doc = await self.users.get_role(int(raw)) if raw.isdecimal() else None
+        role_id = decimal_id(request.path_params["id"])
+        doc = await self.users.get_role(role_id) if role_id is not None else None
         if doc is None:
             raise NotFoundError()
         doc.pop("publishedAt", None)

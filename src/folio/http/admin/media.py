@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from folio.content.ids import MAX_ID_DIGITS, decimal_id
 from folio.errors import FieldError, NotFoundError, ValidationError, validation_failed
 from folio.http.admin.session import AdminAuth, principal
 from folio.http.responses import json_response
@@ -111,10 +112,10 @@ def _list_params(request: Request) -> dict[str, Any]:
 
 
 def _id(request: Request) -> int:
-    raw = request.path_params["id"]
-    if not raw.isdecimal():
+    file_id = decimal_id(request.path_params["id"])
+    if file_id is None:
         raise NotFoundError("File not found")
-    return int(raw)
+    return file_id
 
 
 class MediaEndpoints:
@@ -206,7 +207,7 @@ class MediaEndpoints:
             or len(ids) > MAX_BULK
             or not all(
                 (isinstance(i, int) and not isinstance(i, bool) and i > 0)
-                or (isinstance(i, str) and i.isdecimal())
+                or (isinstance(i, str) and i.isdecimal() and len(i) <= MAX_ID_DIGITS)
                 for i in ids
             )
         ):

@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from folio.content.ids import decimal_id
 from folio.errors import ForbiddenError, NotFoundError, UnauthorizedError
 from folio.http.admin.session import AdminAuth
 from folio.http.responses import json_response
@@ -66,10 +67,10 @@ class AdminEndpoints:
             raise UnauthorizedError()
 
     def _id(self, request: Request) -> int:
-        raw = request.path_params["id"]
-        if not raw.isdecimal():
+        token_id = decimal_id(request.path_params["id"])
+        if token_id is None:
             raise NotFoundError()
-        return int(raw)
+        return token_id
 
     async def _body(self, request: Request) -> dict[str, Any]:
         return await read_json_data(request, self.folio.settings.max_body_bytes)
@@ -94,8 +95,8 @@ class AdminEndpoints:
 
     async def revoke(self, request: Request) -> Response:
         await self._check(request)
-        raw = request.path_params["id"]
-        token = await self.folio.tokens.revoke(int(raw)) if raw.isdecimal() else None
+        token_id = decimal_id(request.path_params["id"])
+        token = await self.folio.tokens.revoke(token_id) if token_id is not None else None
         return json_response({"data": token})
 
     async def regenerate(self, request: Request) -> Response:

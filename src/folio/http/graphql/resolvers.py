@@ -15,6 +15,7 @@ from starlette.requests import Request
 
 from folio.auth.principal import OPEN, Principal
 from folio.caches import BoundedCache, weigh
+from folio.content.ids import decimal_id
 from folio.content.params import Limits, parse_pagination
 from folio.content.query import Pagination
 from folio.errors import (
@@ -684,15 +685,15 @@ async def _nodes(items: Any) -> dict[str, Any]:
 
 def _relation_id(value: Any) -> Any:
     if isinstance(value, str) and value.isdecimal():
-        return int(value)
+        return decimal_id(value)
     return value
 
 
 def _numeric(raw: Any) -> int:
-    text = str(raw)
-    if not text.isdecimal():
+    found = decimal_id(str(raw))
+    if found is None:
         raise NotFoundError()
-    return int(text)
+    return found
 
 
 def _me(user: dict[str, Any]) -> dict[str, Any]:
