@@ -232,6 +232,8 @@ class Importer:
             uid = str(item.get("type"))
             row_id = item.get("id")
             data = item.get("data") or {}
+            if not isinstance(data, dict):
+                raise ArchiveError(f"entities: {uid} {row_id}: its data is not a JSON object")
             if uid == LOCALE_UID:
                 archive_locales.add(str(data.get("code")))
                 continue
@@ -244,6 +246,9 @@ class Importer:
             if not wanted or ct is None or not isinstance(row_id, int):
                 self.report.skipped[f"entities of {uid}"] += 1
                 continue
+            document_id = data.get("documentId")
+            if not isinstance(document_id, str) or not document_id:
+                raise ArchiveError(f"entities: {uid} {row_id}: no documentId")
             if uid == FILE_UID:
                 data = self._file(row_id, data) if files else data
             elif uid == USER_UID and not str(data.get("password") or "").startswith(FOLIO_HASH):
@@ -257,14 +262,14 @@ class Importer:
             load.entry(
                 ct,
                 row_id,
-                str(data.get("documentId")),
+                document_id,
                 locale,
                 data.get("publishedAt"),
                 data.get("createdAt"),
                 data.get("updatedAt"),
                 data,
             )
-            rows.add(uid, row_id, str(data.get("documentId")), locale, draft)
+            rows.add(uid, row_id, document_id, locale, draft)
             self.report.entries[uid] += 1
         self.progress("entities", n)
         self.report.documents = len(rows.documents)

@@ -68,8 +68,8 @@ class Linker:
 
     def add(self, link: dict[str, Any]) -> None:
         """One link record: written, or counted as skipped."""
-        left = link.get("left") or {}
-        right = link.get("right") or {}
+        left = _side(link.get("left"))
+        right = _side(link.get("right"))
         left_type = str(left.get("type"))
         fld = str(left.get("field"))
         if fld == "localizations":
@@ -179,3 +179,8 @@ class Linker:
 
 def _position(value: Any) -> float:
     return float(value) if type(value) in (int, float) else 1.0
+
+
+def _side(value: Any) -> dict[str, Any]:
+    """One side of a link record: an object, or an empty one (the link is then skipped)."""
+    return value if isinstance(value, dict) else {}
