@@ -26,6 +26,7 @@ from starlette.routing import Route
 from folio.auth.ratelimit import limiter_for
 from folio.content.accounts.admins import AdminSession, AdminUser, admin_rate_limit
 from folio.errors import FolioError, UnauthorizedError
+from folio.http.admin.openapi import CSRF, ERROR_REF, JSON, SESSION, data_schema
 from folio.http.admin.session import AdminAuth
 from folio.http.responses import error_response, json_response, limited_answer
 from folio.http.rest.content import read_json_object
@@ -183,16 +184,6 @@ class AccountEndpoints:
 # ---------------------------------------------------------------------- OpenAPI
 
 _TAG = "Admin: accounts"
-_JSON = "application/json"
-_ERROR = {"$ref": "#/components/responses/Error"}
-_SESSION: list[dict[str, list[str]]] = [{"adminSession": []}]
-_CSRF = {
-    "name": "X-Folio-CSRF",
-    "in": "header",
-    "required": True,
-    "description": "The session's CSRF token (given by sign-in and GET /admin/api/session)",
-    "schema": {"type": "string"},
-}
 _TEXT = {"type": "string"}
 _USER = {
     "type": "object",
@@ -219,14 +210,10 @@ _COOKIE_HEADER = {
 }
 
 
-def _data(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": {"data": schema}, "required": ["data"]}
-
-
 def _answer(schema: dict[str, Any], description: str, cookie: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {
         "description": description,
-        "content": {_JSON: {"schema": _data(schema)}},
+        "content": {JSON: {"schema": data_schema(schema)}},
     }
     if cookie:
         out["headers"] = _COOKIE_HEADER
@@ -235,7 +222,7 @@ def _answer(schema: dict[str, Any], description: str, cookie: bool = False) -> d
 
 def _body(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     schema = {"type": "object", "properties": properties, "required": required}
-    return {"required": True, "content": {_JSON: {"schema": schema}}}
+    return {"required": True, "content": {JSON: {"schema": schema}}}
 
 
 def _op(
@@ -251,11 +238,11 @@ def _op(
         "summary": summary,
         "operationId": op_id,
         "tags": [_TAG],
-        "security": _SESSION if session else [],
+        "security": SESSION if session else [],
         "responses": responses,
     }
     if session and write:
-        op["parameters"] = [_CSRF]
+        op["parameters"] = [CSRF]
     if body is not None:
         op["requestBody"] = body
     return op
@@ -292,9 +279,9 @@ PATHS: dict[str, dict[str, Any]] = {
             "Create the first administrator (only while there is none) and sign in",
             {
                 "201": _answer(_SIGNED_IN, "Created and signed in", cookie=True),
-                "400": _ERROR,
-                "403": _ERROR,
-                "429": _ERROR,
+                "400": ERROR_REF,
+                "403": ERROR_REF,
+                "429": ERROR_REF,
             },
             body=_body(
                 {
@@ -312,8 +299,8 @@ PATHS: dict[str, dict[str, Any]] = {
             "Sign in (rate limited per client address and per account)",
             {
                 "200": _answer(_SIGNED_IN, "Signed in", cookie=True),
-                "400": _ERROR,
-                "429": _ERROR,
+                "400": ERROR_REF,
+                "429": ERROR_REF,
             },
             body=_body(_CREDENTIALS, ["email", "password"]),
         )
@@ -322,7 +309,7 @@ PATHS: dict[str, dict[str, Any]] = {
         "post": _op(
             "adminLogout",
             "Sign out: the session ends, its cookie is cleared",
-            {"204": _NO_CONTENT, "403": _ERROR},
+            {"204": _NO_CONTENT, "403": ERROR_REF},
             session=True,
             write=True,
         )
@@ -344,7 +331,7 @@ PATHS: dict[str, dict[str, Any]] = {
                     },
                     "The session",
                 ),
-                "401": _ERROR,
+                "401": ERROR_REF,
             },
             session=True,
         )
@@ -353,7 +340,7 @@ PATHS: dict[str, dict[str, Any]] = {
         "get": _op(
             "adminMe",
             "The signed-in administrator",
-            {"200": _answer(_USER, "The administrator"), "401": _ERROR},
+            {"200": _answer(_USER, "The administrator"), "401": ERROR_REF},
             session=True,
         ),
         "put": _op(
@@ -362,9 +349,9 @@ PATHS: dict[str, dict[str, Any]] = {
             "ends one's other sessions)",
             {
                 "200": _answer(_USER, "Changed"),
-                "400": _ERROR,
-                "401": _ERROR,
-                "403": _ERROR,
+                "400": ERROR_REF,
+                "401": ERROR_REF,
+                "403": ERROR_REF,
             },
             session=True,
             write=True,
@@ -384,7 +371,7 @@ PATHS: dict[str, dict[str, Any]] = {
         "post": _op(
             "adminForgotPassword",
             "Mail a password-reset link (valid one hour) to an administrator's address",
-            {"204": _NO_CONTENT, "429": _ERROR},
+            {"204": _NO_CONTENT, "429": ERROR_REF},
             body=_body({"email": _TEXT}, ["email"]),
         )
     },
@@ -394,8 +381,8 @@ PATHS: dict[str, dict[str, Any]] = {
             "Choose a new password with the mailed code, and sign in",
             {
                 "200": _answer(_SIGNED_IN, "Signed in", cookie=True),
-                "400": _ERROR,
-                "429": _ERROR,
+                "400": ERROR_REF,
+                "429": ERROR_REF,
             },
             body=_body(
                 {"code": _TEXT, "password": {"type": "string", "description": _PASSWORD_RULES}},

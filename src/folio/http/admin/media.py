@@ -28,6 +28,15 @@ from starlette.routing import Route
 
 from folio.content.ids import MAX_ID_DIGITS, decimal_id
 from folio.errors import FieldError, NotFoundError, ValidationError, validation_failed
+from folio.http.admin.openapi import (
+    CSRF,
+    ERROR_REF,
+    JSON,
+    PAGE_META,
+    SESSION,
+    data_schema,
+    query_param,
+)
 from folio.http.admin.session import AdminAuth, principal
 from folio.http.responses import json_response
 from folio.http.rest.content import query_params, read_json_data
@@ -227,17 +236,7 @@ class MediaEndpoints:
 # ---------------------------------------------------------------------- OpenAPI
 
 _TAG = "Admin: media library"
-_JSON = "application/json"
-_ERROR = {"$ref": "#/components/responses/Error"}
 _FILE = {"$ref": "#/components/schemas/UploadFile"}
-_SESSION: list[dict[str, list[str]]] = [{"adminSession": []}]
-_CSRF = {
-    "name": "X-Folio-CSRF",
-    "in": "header",
-    "required": True,
-    "description": "The session's CSRF token (given by sign-in and GET /admin/api/session)",
-    "schema": {"type": "string"},
-}
 _FILE_ID = {
     "name": "id",
     "in": "path",
@@ -272,18 +271,9 @@ _MULTIPART = {
 }
 
 
-def _data(schema: dict[str, Any], meta: bool = False) -> dict[str, Any]:
-    props: dict[str, Any] = {"data": schema}
-    if meta:
-        props["meta"] = {
-            "type": "object",
-            "properties": {"pagination": {"$ref": "#/components/schemas/Pagination"}},
-        }
-    return {"type": "object", "properties": props, "required": ["data"]}
-
-
 def _answer(schema: dict[str, Any], description: str, meta: bool = False) -> dict[str, Any]:
-    return {"description": description, "content": {_JSON: {"schema": _data(schema, meta)}}}
+    shown = data_schema(schema, PAGE_META if meta else None)
+    return {"description": description, "content": {JSON: {"schema": shown}}}
 
 
 def _op(
@@ -299,17 +289,13 @@ def _op(
         "summary": summary,
         "operationId": op_id,
         "tags": [_TAG],
-        "security": _SESSION,
-        "parameters": [*(params or []), *([_CSRF] if write else [])],
-        "responses": {**responses, "401": _ERROR, **({"403": _ERROR} if write else {})},
+        "security": SESSION,
+        "parameters": [*(params or []), *([CSRF] if write else [])],
+        "responses": {**responses, "401": ERROR_REF, **({"403": ERROR_REF} if write else {})},
     }
     if body is not None:
         op["requestBody"] = body
     return op
-
-
-def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
-    return {"name": name, "in": "query", "description": description, "schema": schema}
 
 
 _FILES = {"type": "array", "items": _FILE}
@@ -334,19 +320,21 @@ PATHS: dict[str, dict[str, Any]] = {
         "get": _op(
             "adminUploadFilesList",
             "The media library's files (search, filters, sort, pages)",
-            {"200": _answer(_FILES, "Files", meta=True), "400": _ERROR},
+            {"200": _answer(_FILES, "Files", meta=True), "400": ERROR_REF},
             params=[
-                _query("page", {"type": "integer", "minimum": 1}, "the page"),
-                _query("pageSize", {"type": "integer", "minimum": 1}, "files per page"),
-                _query("sort", {"type": "string"}, "field:asc|desc (default createdAt:desc)"),
-                _query("_q", {"type": "string"}, "text in the name, alternative text or caption"),
+                query_param("page", {"type": "integer", "minimum": 1}, "the page"),
+                query_param("pageSize", {"type": "integer", "minimum": 1}, "files per page"),
+                query_param("sort", {"type": "string"}, "field:asc|desc (default createdAt:desc)"),
+                query_param(
+                    "_q", {"type": "string"}, "text in the name, alternative text or caption"
+                ),
                 {"$ref": "#/components/parameters/filters"},
             ],
         ),
         "post": _op(
             "adminUploadFilesCreate",
             "Upload files",
-            {"201": _answer(_FILES, "Stored"), "400": _ERROR, "413": _ERROR},
+            {"201": _answer(_FILES, "Stored"), "400": ERROR_REF, "413": ERROR_REF},
             write=True,
             body=_MULTIPART,
         ),
@@ -360,13 +348,13 @@ PATHS: dict[str, dict[str, Any]] = {
                     {"type": "object", "properties": {"count": {"type": "integer"}}},
                     "How many were deleted",
                 ),
-                "400": _ERROR,
+                "400": ERROR_REF,
             },
             write=True,
             body={
                 "required": True,
                 "content": {
-                    _JSON: {
+                    JSON: {
                         "schema": {
                             "type": "object",
                             "properties": {"ids": {"type": "array", "items": {"type": "integer"}}},
@@ -381,19 +369,19 @@ PATHS: dict[str, dict[str, Any]] = {
         "get": _op(
             "adminUploadFileGet",
             "One file",
-            {"200": _answer(_FILE, "The file"), "404": _ERROR},
+            {"200": _answer(_FILE, "The file"), "404": ERROR_REF},
             params=[_FILE_ID],
         ),
         "put": _op(
             "adminUploadFileUpdate",
             "Change a file's name, alternative text, caption or focal point",
-            {"200": _answer(_FILE, "Changed"), "400": _ERROR, "404": _ERROR},
+            {"200": _answer(_FILE, "Changed"), "400": ERROR_REF, "404": ERROR_REF},
             write=True,
             params=[_FILE_ID],
             body={
                 "required": True,
                 "content": {
-                    _JSON: {
+                    JSON: {
                         "schema": {
                             "type": "object",
                             "properties": {
@@ -410,7 +398,7 @@ PATHS: dict[str, dict[str, Any]] = {
         "delete": _op(
             "adminUploadFileDelete",
             "Delete a file (its stored bytes too)",
-            {"200": _answer(_FILE, "Deleted"), "404": _ERROR},
+            {"200": _answer(_FILE, "Deleted"), "404": ERROR_REF},
             write=True,
             params=[_FILE_ID],
         ),
@@ -419,7 +407,7 @@ PATHS: dict[str, dict[str, Any]] = {
         "get": _op(
             "adminUploadFileUsage",
             "The entries that use a file, by media field",
-            {"200": _answer(_USAGE, "Where the file is used"), "404": _ERROR},
+            {"200": _answer(_USAGE, "Where the file is used"), "404": ERROR_REF},
             params=[_FILE_ID],
         )
     },
@@ -427,7 +415,12 @@ PATHS: dict[str, dict[str, Any]] = {
         "post": _op(
             "adminUploadFileReplace",
             "New bytes for a file: the same id and address, new size and formats",
-            {"200": _answer(_FILE, "Replaced"), "400": _ERROR, "404": _ERROR, "413": _ERROR},
+            {
+                "200": _answer(_FILE, "Replaced"),
+                "400": ERROR_REF,
+                "404": ERROR_REF,
+                "413": ERROR_REF,
+            },
             write=True,
             params=[_FILE_ID],
             body=_MULTIPART,

@@ -16,7 +16,13 @@ ERROR_REF = {"$ref": "#/components/responses/Error"}
 CM = "/admin/api/content-manager"
 CM_TAG = "Admin: Content Manager"
 SESSION: list[dict[str, list[str]]] = [{"adminSession": []}]
-# the modules of the admin API that describe their own operations (`PATHS`)
+# a page's `meta`
+PAGE_META = {
+    "type": "object",
+    "properties": {"pagination": {"$ref": "#/components/schemas/Pagination"}},
+}
+# the modules of the admin API that describe their own operations (`PATHS`, with the
+# constants and helpers of this module)
 DESCRIBED = ("folio.http.admin.accounts", "folio.http.admin.media")
 
 CSRF = {
@@ -36,7 +42,8 @@ def _answer(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
     return {"description": description, "content": {JSON: {"schema": schema}}}
 
 
-def _data(schema: dict[str, Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
+def data_schema(schema: dict[str, Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An answer's object: `data` (and `meta` when given)."""
     props: dict[str, Any] = {"data": schema}
     if meta is not None:
         props["meta"] = meta
@@ -57,7 +64,7 @@ def _path_param(name: str, schema: dict[str, Any], description: str) -> dict[str
     }
 
 
-def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+def query_param(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"name": name, "in": "query", "description": description, "schema": schema}
 
 
@@ -71,8 +78,7 @@ def _action(*actions: str) -> dict[str, Any]:
 
 def _page_of(schema_name: str) -> dict[str, Any]:
     """A page of rows: `data` the rows, `meta.pagination` the page."""
-    pagination = {"type": "object", "properties": {"pagination": _ref("Pagination")}}
-    return _answer(_data({"type": "array", "items": _ref(schema_name)}, pagination))
+    return _answer(data_schema({"type": "array", "items": _ref(schema_name)}, PAGE_META))
 
 
 def _operation(
@@ -120,7 +126,7 @@ def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, A
     coll = _path_param("uid", uid_of, "A collection type's uid")
     single = _path_param("uid", single_uid, "A single type's uid")
     document_id = _path_param("documentId", {"type": "string"}, "The document")
-    locale = _query(
+    locale = query_param(
         "locale", {"type": "string", "enum": locales}, "The locale version (the default locale)"
     )
     doc = _ref("AdminDocumentAnswer")
@@ -131,7 +137,7 @@ def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, A
             "required": ["data"],
         }
     )
-    count = _data({"type": "object", "properties": {"count": {"type": "integer"}}})
+    count = data_schema({"type": "object", "properties": {"count": {"type": "integer"}}})
     bulk_body = _body(
         {
             "type": "object",
@@ -154,13 +160,13 @@ def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, A
     )
     list_params = [
         coll,
-        _query("page", {"type": "integer", "minimum": 1}, "The page (1)"),
-        _query("pageSize", {"type": "integer", "minimum": 1, "maximum": 100}, "Rows a page"),
-        _query("sort", {"type": "string"}, "field:ASC or field:DESC (the configured sort)"),
-        _query("_q", {"type": "string"}, "Searched in the type's text fields"),
+        query_param("page", {"type": "integer", "minimum": 1}, "The page (1)"),
+        query_param("pageSize", {"type": "integer", "minimum": 1, "maximum": 100}, "Rows a page"),
+        query_param("sort", {"type": "string"}, "field:ASC or field:DESC (the configured sort)"),
+        query_param("_q", {"type": "string"}, "Searched in the type's text fields"),
         {"$ref": "#/components/parameters/filters"},
         locale,
-        _query(
+        query_param(
             "publicationFilter",
             {
                 "type": "string",
@@ -186,14 +192,16 @@ def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, A
         }
     )
     answer = _answer(doc)
-    deleted = _answer(_data({"type": "object", "properties": {"documentId": {"type": "string"}}}))
-    configuration = _answer(_data(_ref("AdminListConfiguration")))
+    deleted = _answer(
+        data_schema({"type": "object", "properties": {"documentId": {"type": "string"}}})
+    )
+    configuration = _answer(data_schema(_ref("AdminListConfiguration")))
     return {
         f"{CM}/init": {
             "get": _operation(
                 "adminContentManagerInit",
                 "The model as the Content Manager shows it: types, components, locales",
-                {"200": _answer(_data(_ref("AdminContentManagerInit"))), **_errors()},
+                {"200": _answer(data_schema(_ref("AdminContentManagerInit"))), **_errors()},
             )
         },
         f"{CM}/configuration/{{uid}}": {
@@ -257,7 +265,9 @@ def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, A
                 params=[
                     coll,
                     document_id,
-                    _query("locale", {"type": "string", "enum": [*locales, "*"]}, "The locale"),
+                    query_param(
+                        "locale", {"type": "string", "enum": [*locales, "*"]}, "The locale"
+                    ),
                 ],
             ),
         },
@@ -304,7 +314,7 @@ def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, A
             "post": _write(
                 "adminGenerateUid",
                 "An available uid value from the attribute's target field",
-                _answer(_data({"type": "string"})),
+                _answer(data_schema({"type": "string"})),
                 body=uid_body,
             )
         },
@@ -333,11 +343,17 @@ def content_manager_paths(registry: Registry, locales: list[str]) -> dict[str, A
                 params=[
                     _path_param("uid", {"type": "string"}, "A type's or component's uid"),
                     _path_param("field", {"type": "string"}, "The relation attribute"),
-                    _query("_q", {"type": "string"}, "Searched in the target's main field"),
-                    _query("page", {"type": "integer", "minimum": 1}, "The page"),
-                    _query("pageSize", {"type": "integer", "minimum": 1, "maximum": 100}, "Rows"),
-                    _query("locale", {"type": "string", "enum": locales}, "The targets' locale"),
-                    _query("exclude", {"type": "string"}, "documentIds left out, comma separated"),
+                    query_param("_q", {"type": "string"}, "Searched in the target's main field"),
+                    query_param("page", {"type": "integer", "minimum": 1}, "The page"),
+                    query_param(
+                        "pageSize", {"type": "integer", "minimum": 1, "maximum": 100}, "Rows"
+                    ),
+                    query_param(
+                        "locale", {"type": "string", "enum": locales}, "The targets' locale"
+                    ),
+                    query_param(
+                        "exclude", {"type": "string"}, "documentIds left out, comma separated"
+                    ),
                 ],
             )
         },
