@@ -156,10 +156,7 @@ class ContentManager:
         body = await self._body(request)
         if "data" not in body:
             return None
-        data = body["data"]
-        if not isinstance(data, dict):
-            raise ValidationError("data must be an object")
-        return {k: v for k, v in data.items() if k not in SYSTEM_KEYS or k in ct.attributes}
+        return _writable(ct, body["data"])
 
     async def _load_configs(self) -> None:
         """Each type's configured main field (read once, and again by /init)."""
@@ -404,10 +401,7 @@ class ContentManager:
         body = await self._body(request)
         if name == "publish":
             if "data" in body:
-                data = body["data"]
-                if not isinstance(data, dict):
-                    raise ValidationError("data must be an object")
-                data = {k: v for k, v in data.items() if k not in SYSTEM_KEYS or k in ct.attributes}
+                data = _writable(ct, body["data"])
                 saved = await self._save(ct, document_id, data, locale, principal)
                 document_id = str(saved["documentId"])
             done = await self.documents.publish(ct, document_id, params, principal)
@@ -602,6 +596,14 @@ def _status(draft_updated: Any, published: dict[str, Any] | None) -> str:
     from folio.http.admin.cm_documents import status_of
 
     return status_of(draft_updated, published.get("updatedAt") if published else None)
+
+
+def _writable(ct: ContentType, data: Any) -> dict[str, Any]:
+    """A body's `data` without the system keys the edit view sends back (those that are no
+    attribute of `ct`)."""
+    if not isinstance(data, dict):
+        raise ValidationError("data must be an object")
+    return {k: v for k, v in data.items() if k not in SYSTEM_KEYS or k in ct.attributes}
 
 
 def _has_components(schema: Schema, data: dict[str, Any]) -> bool:
