@@ -156,12 +156,7 @@ class BulkLoad:
             ]
         except ValueError as exc:
             raise self._error(ct, row_id, "timestamps", str(exc)) from None
-        self._scalars(shape, row_id, data, columns, row)
-        self._add(ct.table, tuple(columns), row)
-        self._with_ids.add(ct.table)
-        self.counts[ct.uid] = self.counts.get(ct.uid, 0) + 1
-        if shape.components:
-            self._components(shape, row_id, data)
+        self._row(shape, ct.table, row_id, data, columns, row)
 
     def _scalars(
         self, shape: _Shape, row_id: int, data: Mapping[str, Any], cols: list[str], row: list[Any]
@@ -212,12 +207,26 @@ class BulkLoad:
         shape = self._shape(comp)
         columns = ["id"]
         row: list[Any] = [cmp_id]
-        self._scalars(shape, cmp_id, data, columns, row)
-        self._add(comp.table, tuple(columns), row)
-        self._with_ids.add(comp.table)
-        self.counts[comp.uid] = self.counts.get(comp.uid, 0) + 1
+        self._row(shape, comp.table, cmp_id, data, columns, row)
+
+    def _row(
+        self,
+        shape: _Shape,
+        table: str,
+        row_id: int,
+        data: Mapping[str, Any],
+        columns: list[str],
+        row: list[Any],
+    ) -> None:
+        """A row of an entry or a component: its scalar values after `row`'s, counted,
+        then its components."""
+        self._scalars(shape, row_id, data, columns, row)
+        self._add(table, tuple(columns), row)
+        self._with_ids.add(table)
+        uid = shape.schema.uid
+        self.counts[uid] = self.counts.get(uid, 0) + 1
         if shape.components:
-            self._components(shape, cmp_id, data)
+            self._components(shape, row_id, data)
 
     def relation(
         self,
