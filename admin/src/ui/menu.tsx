@@ -21,6 +21,21 @@ function useDismiss(open: boolean, close: (refocus: boolean) => void, refs: { cu
   }, [open]);
 }
 
+/** The state of a panel that opens under its button: `close(refocus)` gives focus back to
+ * the button when asked; a press outside both closes it. */
+function useAnchored() {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
+  const id = useId();
+  const close = (refocus: boolean) => {
+    setOpen(false);
+    if (refocus) button.current?.focus();
+  };
+  useDismiss(open, close, [button, panel]);
+  return { open, setOpen, button, panel, id, close };
+}
+
 export interface MenuItem {
   label: string;
   onSelect(): void;
@@ -48,15 +63,7 @@ export function Menu({
   /** the button's accessible name when its content is only a symbol */
   buttonLabel?: string;
 }) {
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
-  const list = useRef<HTMLDivElement>(null);
-  const menuId = useId();
-  const close = (refocus: boolean) => {
-    setOpen(false);
-    if (refocus) button.current?.focus();
-  };
-  useDismiss(open, close, [button, list]);
+  const { open, setOpen, button, panel: list, id: menuId, close } = useAnchored();
   const entries = () => Array.from(list.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not([disabled])') ?? []);
   const focusAt = (i: number) => {
     const all = entries();
@@ -151,15 +158,7 @@ export function Popover({
   size?: "s" | "m";
   align?: "start" | "end";
 }) {
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
-  const panel = useRef<HTMLDivElement>(null);
-  const panelId = useId();
-  const close = (refocus: boolean) => {
-    setOpen(false);
-    if (refocus) button.current?.focus();
-  };
-  useDismiss(open, close, [button, panel]);
+  const { open, setOpen, button, panel, id: panelId, close } = useAnchored();
   useEffect(() => {
     if (open && panel.current) {
       const first = panel.current.querySelector<HTMLElement>("[autofocus]") ?? focusables(panel.current)[0];
