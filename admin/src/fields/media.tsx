@@ -16,7 +16,7 @@ import {
   uploadFiles,
   type FileObject,
 } from "../pages/media/files";
-import { FileThumb } from "../pages/media/ui";
+import { FileThumb, notifyUploads, takeFiles } from "../pages/media/ui";
 import { MediaPicker } from "../ui/media-picker";
 import { notify } from "../ui/notify";
 import { useSortable } from "./sortable";
@@ -76,11 +76,8 @@ export function MediaField(props: FieldProps) {
     if (!accepted.length) return;
     try {
       const outcome = await uploadFiles(accepted, (done, total) => setUploading(`Uploading ${Math.min(done + 1, total)} of ${total}…`));
-      for (const f of outcome.failed) notify(`${f.name} could not be uploaded: ${f.message}`, "error");
-      if (outcome.uploaded.length) {
-        add(outcome.uploaded);
-        notify(outcome.uploaded.length === 1 ? `${outcome.uploaded[0].name} uploaded` : `${outcome.uploaded.length} files uploaded`);
-      }
+      if (outcome.uploaded.length) add(outcome.uploaded);
+      notifyUploads(outcome);
     } catch (e) {
       notify(describeError(e), "error");
     } finally {
@@ -89,9 +86,7 @@ export function MediaField(props: FieldProps) {
   };
 
   const onInput = (event: JSX.TargetedEvent<HTMLInputElement, Event>) => {
-    const input = event.currentTarget;
-    const list = Array.from(input.files ?? []);
-    input.value = "";
+    const list = takeFiles(event);
     if (list.length) void upload(list);
   };
 
