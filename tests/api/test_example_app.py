@@ -237,6 +237,8 @@ def test_every_operation_tried_with_its_examples_succeeds(example: Example) -> N
     for _, path, method, op in operations:
         if op["operationId"] in NOT_TRIED:
             continue
+        if path.startswith("/admin/api/"):
+            continue  # the admin panel's API needs a signed-in administrator (test_admin_*.py)
         if "text/event-stream" in op["responses"].get("200", {}).get("content", {}):
             continue  # an event stream does not end (test_sse.py reads them)
         item = doc["paths"][path]

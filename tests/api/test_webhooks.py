@@ -368,7 +368,8 @@ def test_a_receiver_that_hangs_slows_neither_writes_nor_other_webhooks(
             # every write answered, and the other webhook got every event, while the
             # stuck receiver still holds the first request
             assert len(rec.wait_count(20, "/fine")) == 20
-            assert len(rec.requests("/stuck")) == 1
+            # (its first request may arrive after the other webhook's twentieth)
+            assert len(rec.wait_count(1, "/stuck")) == 1
 
 
 def test_admin_api_lists_creates_updates_deletes(site: Site) -> None:

@@ -297,7 +297,9 @@ def first_admin(server: Server) -> Admin:
 # ---------------------------------------------------------------------- the browser
 
 
-@pytest.fixture(scope="session")
+# package-scoped: Playwright's sync API runs an event loop in this thread until it stops,
+# and the tests after this package call asyncio.run() here
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     path = chromium_path()
     if path is None:
