@@ -6,8 +6,9 @@ import { useContext, useEffect, useId, useState } from "preact/hooks";
 import { api, ApiError, describeError } from "../../api";
 import { contentType, MetaContext, type Meta } from "../../meta";
 import { Link } from "../../router";
+import { formatDateTime } from "../../ui/format";
 import { notify } from "../../ui/notify";
-import { absoluteUrl, extensionOf, formatDate, formatSize, KIND_LABELS, kindOf, replaceFile, type FileObject } from "./files";
+import { absoluteUrl, extensionOf, formatSize, KIND_LABELS, kindOf, replaceFile, type FileObject } from "./files";
 import { Confirm, FileThumb, Modal } from "./ui";
 
 interface Usage {
@@ -224,9 +225,9 @@ export function FileDetails({
                 </>
               ) : null}
               <dt>Uploaded</dt>
-              <dd>{formatDate(file.createdAt)}</dd>
+              <dd>{formatDateTime(file.createdAt)}</dd>
               <dt>Updated</dt>
-              <dd>{formatDate(file.updatedAt)}</dd>
+              <dd>{formatDateTime(file.updatedAt)}</dd>
             </dl>
             <div class="rm-form">
               <div>
@@ -289,30 +290,20 @@ export function FileDetails({
                 <fieldset class="rm-xy-set">
                   <legend>Focal point (percent of width and height)</legend>
                   <div class="rm-xy">
-                    <span>
-                      <label for={ids.x}>Focal point X</label>
-                      <input
-                        id={ids.x}
-                        type="number"
-                        min={0}
-                        max={100}
-                        step={0.1}
-                        value={focal ? focal.x : ""}
-                        onInput={(e) => setAxis("x", e.currentTarget.value)}
-                      />
-                    </span>
-                    <span>
-                      <label for={ids.y}>Focal point Y</label>
-                      <input
-                        id={ids.y}
-                        type="number"
-                        min={0}
-                        max={100}
-                        step={0.1}
-                        value={focal ? focal.y : ""}
-                        onInput={(e) => setAxis("y", e.currentTarget.value)}
-                      />
-                    </span>
+                    {(["x", "y"] as const).map((axis) => (
+                      <span key={axis}>
+                        <label for={ids[axis]}>{`Focal point ${axis.toUpperCase()}`}</label>
+                        <input
+                          id={ids[axis]}
+                          type="number"
+                          min={0}
+                          max={100}
+                          step={0.1}
+                          value={focal ? focal[axis] : ""}
+                          onInput={(e) => setAxis(axis, e.currentTarget.value)}
+                        />
+                      </span>
+                    ))}
                     <button type="button" class="button button-secondary" disabled={!focal} onClick={() => setFocal(null)}>
                       Clear focal point
                     </button>

@@ -130,13 +130,6 @@ export function extensionOf(file: FileObject): string {
   return ext.replace(/^\./, "").toUpperCase();
 }
 
-export function formatDate(iso: string | undefined): string {
-  if (!iso) return "";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-}
-
 export const SORTS: { value: string; label: string }[] = [
   { value: "createdAt:desc", label: "Most recent uploads" },
   { value: "createdAt:asc", label: "Oldest uploads" },

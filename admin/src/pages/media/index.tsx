@@ -6,9 +6,10 @@ import type { JSX } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api } from "../../api";
 import { href, navigate } from "../../router";
+import { formatDateTime } from "../../ui/format";
 import { notify } from "../../ui/notify";
 import { FileDetails } from "./details";
-import { fileSummary, formatDate, formatSize, KIND_LABELS, KINDS, kindOf, SORTS, uploadFiles, type FileObject, type Kind } from "./files";
+import { fileSummary, formatSize, KIND_LABELS, KINDS, kindOf, SORTS, uploadFiles, type FileObject, type Kind } from "./files";
 import { Confirm, FileThumb, KindSelect, LoadError, notifyUploads, Pager, SearchControl, SortSelect, takeFiles, useFiles } from "./ui";
 
 const PAGE_SIZES = [10, 20, 50, 100];
@@ -290,8 +291,8 @@ export function MediaLibraryPage({ search }: { search: URLSearchParams }) {
                 <td>{KIND_LABELS[kindOf(f.mime)]}</td>
                 <td>{formatSize(f.size)}</td>
                 <td>{f.width && f.height ? `${f.width}×${f.height}` : "—"}</td>
-                <td>{formatDate(f.createdAt)}</td>
-                <td>{formatDate(f.updatedAt)}</td>
+                <td>{formatDateTime(f.createdAt)}</td>
+                <td>{formatDateTime(f.updatedAt)}</td>
               </tr>
             ))}
           </tbody>
