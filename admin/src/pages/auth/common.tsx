@@ -3,7 +3,7 @@
 // submission of a form that shows them.
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { ApiError, describeError } from "../../api";
+import { ApiError, api, describeError, setCsrfToken } from "../../api";
 import { TextField } from "../../ui";
 import { PASSWORD_RULES } from "./password";
 
@@ -92,6 +92,14 @@ export function NewPasswordFields({
       />
     </>
   );
+}
+
+/** Sends a form that opens a session (sign-in, first administrator, new password): the
+ * answer's CSRF token kept, then `onSignedIn`. */
+export async function openSession(path: string, body: unknown, onSignedIn: () => void): Promise<void> {
+  const res = await api.post<{ data: { csrfToken: string } }>(path, body);
+  setCsrfToken(res.data.csrfToken);
+  onSignedIn();
 }
 
 /** Moves focus to the first field in error (after the errors are rendered). */

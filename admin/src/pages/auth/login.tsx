@@ -1,10 +1,9 @@
 // Sign-in with email and password; the server's answer (invalid credentials, too many
 // attempts) is shown above the form.
 import { useState } from "preact/hooks";
-import { api, setCsrfToken } from "../../api";
 import { Link } from "../../router";
 import { Button, TextField } from "../../ui";
-import { AuthCard, FormAlert, useFormSubmit } from "./common";
+import { AuthCard, FormAlert, openSession, useFormSubmit } from "./common";
 
 const FIELDS = ["email", "password"];
 
@@ -18,11 +17,7 @@ export function LoginPage({ appName, onSignedIn, notice }: { appName?: string; o
     const found: Record<string, string> = {};
     if (!email.trim()) found.email = "The email is required.";
     if (!password) found.password = "The password is required.";
-    void submit(found, async () => {
-      const res = await api.post<{ data: { csrfToken: string } }>("/login", { email: email.trim(), password });
-      setCsrfToken(res.data.csrfToken);
-      onSignedIn();
-    });
+    void submit(found, () => openSession("/login", { email: email.trim(), password }, onSignedIn));
   };
 
   return (

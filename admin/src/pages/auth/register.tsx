@@ -1,8 +1,7 @@
 // The first visit to a fresh app: create the first administrator (only while none exists).
 import { useState } from "preact/hooks";
-import { api, setCsrfToken } from "../../api";
 import { Button, TextField } from "../../ui";
-import { AuthCard, FormAlert, NewPasswordFields, useFormSubmit } from "./common";
+import { AuthCard, FormAlert, NewPasswordFields, openSession, useFormSubmit } from "./common";
 import { emailProblem, newPasswordErrors } from "./password";
 
 type Form = { firstname: string; lastname: string; email: string; password: string; confirmPassword: string };
@@ -23,16 +22,8 @@ export function RegisterPage({ appName, onSignedIn }: { appName?: string; onSign
 
   const onSubmit = (event: Event) => {
     event.preventDefault();
-    void submit(validateAccount(form), async () => {
-      const res = await api.post<{ data: { csrfToken: string } }>("/register-admin", {
-        firstname: form.firstname.trim(),
-        lastname: form.lastname.trim() || null,
-        email: form.email.trim(),
-        password: form.password,
-      });
-      setCsrfToken(res.data.csrfToken);
-      onSignedIn();
-    });
+    const account = { firstname: form.firstname.trim(), lastname: form.lastname.trim() || null, email: form.email.trim(), password: form.password };
+    void submit(validateAccount(form), () => openSession("/register-admin", account, onSignedIn));
   };
 
   return (

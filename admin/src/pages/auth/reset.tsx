@@ -1,10 +1,9 @@
 // Reset password: the link mailed by "forgot password" carries ?code=; a new password signs
 // the user in.
 import { useState } from "preact/hooks";
-import { api, setCsrfToken } from "../../api";
 import { Link } from "../../router";
 import { Button } from "../../ui";
-import { AuthCard, FormAlert, NewPasswordFields, useFormSubmit } from "./common";
+import { AuthCard, FormAlert, NewPasswordFields, openSession, useFormSubmit } from "./common";
 import { newPasswordErrors } from "./password";
 
 const FIELDS = ["password", "confirmPassword"];
@@ -29,11 +28,7 @@ export function ResetPasswordPage({ appName, code, onSignedIn }: { appName?: str
 
   const onSubmit = (event: Event) => {
     event.preventDefault();
-    void submit(newPasswordErrors(password, confirm), async () => {
-      const res = await api.post<{ data: { csrfToken: string } }>("/reset-password", { code, password });
-      setCsrfToken(res.data.csrfToken);
-      onSignedIn();
-    });
+    void submit(newPasswordErrors(password, confirm), () => openSession("/reset-password", { code, password }, onSignedIn));
   };
 
   return (
