@@ -515,8 +515,12 @@ class ContentManager:
             n += 1
         return f"{base}-{n}"
 
-    def _uid_locale(self, ct: ContentType, body: dict[str, Any]) -> str | None:
-        return parse_locale(ct, body.get("locale"), self.documents.locales)
+    def _uid_scope(self, ct: ContentType, body: dict[str, Any]) -> tuple[str | None, str | None]:
+        """The locale a uid value is checked in, and the document editing it (its own value
+        is not taken)."""
+        locale = parse_locale(ct, body.get("locale"), self.documents.locales)
+        exclude = body.get("documentId") if isinstance(body.get("documentId"), str) else None
+        return locale, exclude
 
     async def uid_generate(self, request: Request, principal: Principal) -> Response:
         body = await self._body(request)
@@ -530,8 +534,7 @@ class ContentManager:
             base = ct.singular
         if attr.max_length is not None:
             base = base[: attr.max_length].rstrip("-")
-        locale = self._uid_locale(ct, body)
-        exclude = body.get("documentId") if isinstance(body.get("documentId"), str) else None
+        locale, exclude = self._uid_scope(ct, body)
         value = await self._available(ct, attr, base, locale, exclude, principal)
         return json_response({"data": value})
 
@@ -543,8 +546,7 @@ class ContentManager:
             raise _field_error(
                 "value", "value must be a non-empty string of A-Z, a-z, 0-9, -, _, . or ~", value
             )
-        locale = self._uid_locale(ct, body)
-        exclude = body.get("documentId") if isinstance(body.get("documentId"), str) else None
+        locale, exclude = self._uid_scope(ct, body)
         suggestion = await self._available(ct, attr, value, locale, exclude, principal)
         available = suggestion == value
         return json_response(
