@@ -179,9 +179,6 @@ class Importer:
         except ArchiveError as exc:
             await self.remove_stored()
             raise TransferError(f"{exc}; nothing was imported") from None
-        except TransferError:
-            await self.remove_stored()
-            raise
         except BaseException:
             await self.remove_stored()
             raise
