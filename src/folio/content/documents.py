@@ -373,8 +373,9 @@ class DocumentService:
         stays, and answers (a type without Draft & Publish: a ValidationError).
         `discard_draft`: the draft is first replaced by the published version, in the same
         transaction (events entry.unpublish then entry.draft-discard)."""
-        action = "unpublish-discard" if discard_draft else "unpublish"
-        return await self._versions(action, ct, document_id, params, principal)
+        return await self._versions(
+            "unpublish", ct, document_id, params, principal, discard_draft=discard_draft
+        )
 
     async def discard(
         self,
@@ -395,6 +396,8 @@ class DocumentService:
         document_id: str | None,
         params: Mapping[str, Any],
         principal: Principal,
+        *,
+        discard_draft: bool = False,
     ) -> dict[str, Any]:
         if not ct.draft_and_publish:
             raise ValidationError(f"{ct.singular} does not have draft and publish")
@@ -404,8 +407,7 @@ class DocumentService:
             doc_id = p.get("documentId", document_id)
             query = self.query(ct, given, principal, find=False)
             rec = Recording()
-            recorded = "unpublish" if action == "unpublish-discard" else action
-            tail = self._recorder.tail(recorded, ct, rec, gate, lambda d: pick(d, query))
+            tail = self._recorder.tail(action, ct, rec, gate, lambda d: pick(d, query))
             try:
                 if action == "publish":
                     doc = await self._writes.publish(
@@ -422,7 +424,7 @@ class DocumentService:
                         locale=query.locale,
                         read=query,
                         tail=tail,
-                        discard_draft=action == "unpublish-discard",
+                        discard_draft=discard_draft,
                     )
             except BaseException:
                 self._dropped(rec)
@@ -430,11 +432,7 @@ class DocumentService:
             return pick(self._committed(rec, doc), query)
 
         answer: dict[str, Any] = await self._call(
-            action.removesuffix("-discard"),
-            ct,
-            {**params, "documentId": document_id},
-            principal,
-            write,
+            action, ct, {**params, "documentId": document_id}, principal, write
         )
         return answer
 
