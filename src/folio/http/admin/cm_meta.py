@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from folio.errors import ValidationError
+from folio.errors import FieldError, ValidationError, validation_failed
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 
 # the attribute types the list may show as columns (a short value per row)
@@ -93,14 +93,7 @@ def stored_config(ct: ContentType, stored: Any) -> ListConfig:
 
 
 def _error(path: str, message: str, value: Any) -> ValidationError:
-    return ValidationError(
-        message,
-        {
-            "errors": [
-                {"path": [path], "message": message, "name": "ValidationError", "value": value}
-            ]
-        },
-    )
+    return validation_failed([FieldError([path], message, value)])
 
 
 def parse_config(ct: ContentType, body: Any) -> ListConfig:

@@ -31,8 +31,8 @@ from starlette.routing import Route
 
 from folio.auth.principal import Principal
 from folio.content.params import Limits, parse_locale
-from folio.errors import FolioError, NotFoundError, ValidationError
-from folio.http.admin.cm_documents import AdminReads
+from folio.errors import FieldError, FolioError, NotFoundError, ValidationError, validation_failed
+from folio.http.admin.cm_documents import AdminReads, status_of
 from folio.http.admin.cm_meta import (
     Metadata,
     default_config,
@@ -595,8 +595,6 @@ class ContentManager:
 
 
 def _status(draft_updated: Any, published: dict[str, Any] | None) -> str:
-    from folio.http.admin.cm_documents import status_of
-
     return status_of(draft_updated, published.get("updatedAt") if published else None)
 
 
@@ -651,14 +649,7 @@ def _missing_data() -> ValidationError:
 
 
 def _field_error(path: str, message: str, value: Any) -> ValidationError:
-    return ValidationError(
-        message,
-        {
-            "errors": [
-                {"path": [path], "message": message, "name": "ValidationError", "value": value}
-            ]
-        },
-    )
+    return validation_failed([FieldError([path], message, value)])
 
 
 # ---------------------------------------------------------------------- slugs
