@@ -5,7 +5,6 @@ assets live in `app/` (built from the repository's `admin/` folder)."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
@@ -16,7 +15,6 @@ from folio.errors import NotFoundError
 
 if TYPE_CHECKING:
     from folio.app import Folio
-    from folio.http.admin.session import AdminAuth
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 
@@ -25,22 +23,11 @@ async def _no_route(request: Request) -> Response:
     raise NotFoundError()
 
 
-def _content_routes(folio: Folio, auth: AdminAuth) -> list[BaseRoute]:
-    """The Content Manager's routes, from `content.py` when it is there."""
-    try:
-        module = importlib.import_module("folio.http.admin.content")
-    except ModuleNotFoundError as exc:
-        if exc.name != "folio.http.admin.content":
-            raise
-        return []
-    make = getattr(module, "content_routes", None)
-    return list(make(folio, auth)) if callable(make) else []
-
-
 def admin_routes(folio: Folio) -> list[BaseRoute]:
     """Every route under `/admin`: the admin API, the key-protected routes, and last the
     panel (every other `/admin` page answers its index)."""
     from folio.http.admin.accounts import AccountEndpoints
+    from folio.http.admin.content import content_routes
     from folio.http.admin.media import MediaEndpoints
     from folio.http.admin.session import AdminAuth
     from folio.http.admin.spa import PanelEndpoints
@@ -51,7 +38,7 @@ def admin_routes(folio: Folio) -> list[BaseRoute]:
     return [
         *AccountEndpoints(folio, auth).routes(),
         *MediaEndpoints(folio, auth).routes(),
-        *_content_routes(folio, auth),
+        *content_routes(folio, auth),
         # an unknown admin API path is a 404 envelope, not the panel's page
         Route("/admin/api/{path:path}", _no_route, methods=ALL_METHODS),
         *AdminEndpoints(folio, auth).routes(),

@@ -32,10 +32,10 @@ if TYPE_CHECKING:
 
 
 class AdminEndpoints:
-    def __init__(self, folio: Folio, auth: AdminAuth | None = None) -> None:
+    def __init__(self, folio: Folio, auth: AdminAuth) -> None:
         self.folio = folio
         self.keys = [k.encode() for k in folio.auth_settings.admin_keys]
-        self.auth = auth or AdminAuth(folio)
+        self.auth = auth
 
     def routes(self) -> list[Route]:
         return [

@@ -46,7 +46,7 @@ BASE = "/admin/webhooks"
 
 
 class WebhookEndpoints(AdminEndpoints):
-    def __init__(self, folio: Folio, auth: AdminAuth | None = None) -> None:
+    def __init__(self, folio: Folio, auth: AdminAuth) -> None:
         super().__init__(folio, auth)
         self.webhooks = folio.webhooks
 
