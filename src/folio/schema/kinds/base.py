@@ -6,7 +6,8 @@ per family of kinds; `folio.schema.kinds` lists them by attribute type."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from datetime import date, datetime, time
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
@@ -14,6 +15,39 @@ if TYPE_CHECKING:
     from folio.schema.model import Attribute
 
 Converter = Callable[[Any], Any]
+
+
+class ValueDialect(Protocol):
+    """What a kind asks of the database it stores values in: column types and the forms
+    of values, by value family ("boolean", "integer", "biginteger", "float", "decimal",
+    "date", "datetime", "time", "json", "text", "string"). The store's dialects
+    (`folio.store.dialects.base.Dialect`) implement it; the schema layer names only this."""
+
+    @property
+    def native_booleans(self) -> bool:
+        """Booleans are bound and read as bool (else as 1 / 0)."""
+
+    @property
+    def text_temporals(self) -> bool:
+        """Dates, times and timestamps are kept as the API's ISO text (the kinds format
+        them before binding and parse them after reading)."""
+
+    def column_type(self, family: str, length: int | None = None) -> str: ...
+
+    def select_expr(self, family: str, column: str) -> str: ...
+
+    def output(self, family: str) -> Converter | None: ...
+
+    def bind_datetime(self, value: datetime) -> Any: ...
+
+    def bind_date(self, value: date) -> Any: ...
+
+    def bind_time(self, value: time) -> Any: ...
+
+    def bind_decimal(self, value: float) -> Any: ...
+
+    def read_datetime(self, value: Any) -> Any: ...
+
 
 # families of filter operators (the operator table names each operator's family)
 ALL_FAMILIES = frozenset({"equal", "order", "set", "contains", "match", "null"})
