@@ -6,8 +6,9 @@
     documents:   content             (the document API; its planner is content/sql)
                  auth                (principals, permissions, JWT, passwords)
                  files               (upload providers, MIME rules, images)
-    storage:     store   schema      (database access and DDL; the models)
-                 config  errors
+    storage:     schema              (the models)
+                 config              (settings; database URLs through store/urls.py)
+                 store   errors      (database access, dialects and DDL)
 
 Front-ends reach data through `content`, never `store`; `store` knows tables, not models;
 `auth` knows the models' names (permissions are named after them) but no document or SQL.
@@ -25,8 +26,18 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "folio"
 # layer -> the layers it may import (besides itself)
 ALLOWED = {
     "cli": {"app", "transfer", "content", "auth", "schema", "files", "config", "errors"},
-    "http": {"app", "feed", "content", "auth", "schema", "files", "config", "errors"},
-    "app": {"feed", "content", "auth", "schema", "store", "files", "config", "errors"},
+    "http": {"app", "feed", "broadcast", "content", "auth", "schema", "files", "config", "errors"},
+    "app": {
+        "feed",
+        "broadcast",
+        "content",
+        "auth",
+        "schema",
+        "store",
+        "files",
+        "config",
+        "errors",
+    },
     # the realtime feed: reads events through the document service
     "feed": {"content", "auth", "schema", "config", "errors"},
     # moving content in and out (archives, import, export): through the document service
@@ -34,9 +45,13 @@ ALLOWED = {
     "content": {"auth", "schema", "store", "files", "config", "errors"},
     "auth": {"schema", "config", "errors"},
     "files": {"config", "errors"},
-    "store": {"config", "errors"},
+    # change notices between processes and hosts (in-process, PostgreSQL NOTIFY, Redis)
+    "broadcast": {"store", "config", "errors"},
     "schema": {"errors"},
-    "config": {"errors"},
+    # the configuration reads database URLs and clients through the store (store/urls.py),
+    # the one place that names databases
+    "config": {"store", "errors"},
+    "store": {"errors"},
     "errors": set(),
 }
 # top-level modules that belong to a layer of another name
@@ -53,6 +68,8 @@ MODULE_LAYERS = {
     "startup": "errors",
     # the table of configuration keys, read by `config`
     "config_keys": "config",
+    # the shared Redis server's URL and client (rate limits, change notices between hosts)
+    "redis_client": "config",
     # webhooks: a service built on the document service, as those in content/ are (it
     # reads and writes through it, and posts events over HTTP)
     "webhooks": "content",
