@@ -17,7 +17,7 @@ from folio.auth.access import AccessControl
 from folio.auth.jwt import JwtCodec
 from folio.auth.mail import LogMailer, Mailer
 from folio.auth.permissions import RoleTable, catalogue
-from folio.auth.ratelimit import RateLimiter, limiter_for
+from folio.auth.ratelimit import Limiters, RateLimiter, load_store_settings
 from folio.auth.settings import load_auth_settings
 from folio.config import Settings, load_settings
 from folio.content.accounts.admins import AdminService
@@ -63,13 +63,18 @@ class Folio:
         self.roles = RoleTable(settings.app_dir, self.actions)
         self.jwt = JwtCodec(auth.jwt_secret, auth.jwt_expires_in)
         self.mailer: Mailer = LogMailer()
-        self.users = UserService(self.documents, auth, self.roles, self.jwt, self.mailer)
+        # the rate limiters and where they count (config/server: rateLimit, REDIS_URL); the
+        # users' counts sign-in, sign-up and the password routes (config/plugins:
+        # users-permissions ratelimit), through REST and GraphQL alike
+        self.limiters = Limiters(load_store_settings(settings))
+        self.rate_limiter: RateLimiter = self.limiters.limiter("users", auth.ratelimit)
+        self.users = UserService(
+            self.documents, auth, self.roles, self.jwt, self.mailer, self.rate_limiter
+        )
         self.tokens = TokenService(self.documents, auth.token_salt, self.actions)
         self.access = AccessControl(
             self.roles, self.users, self.tokens, self.jwt, auth.cache_seconds
         )
-        # counts sign-in and sign-up requests (config/plugins: users-permissions ratelimit)
-        self.rate_limiter: RateLimiter = limiter_for(auth.ratelimit)
         # where uploaded files go (config/plugins: upload.config.provider)
         self.storage: Provider = provider_for(settings.raw.get("plugins", {}), settings.app_dir)
         self.hooks = load_hooks(settings.app_dir, registry)
@@ -129,6 +134,7 @@ class Folio:
     async def close(self) -> None:
         await self.webhooks.close()
         await self.feed.close()
+        await self.limiters.close()
         await self.db.close()
 
     async def ready(self) -> None:

@@ -204,6 +204,20 @@ KNOWN_KEYS: dict[str, dict[str, Table]] = {
         },
         # the server's public URL: the admin panel's links in mails, its Secure cookie
         "url": READ,
+        # where the rate limiters count: a Redis server shared by every process and host
+        # (or REDIS_URL), the keys' prefix, its timeout, what requests meet while it is
+        # unreachable (folio.auth.ratelimit.settings)
+        "rateLimit": {
+            "redis": READ,
+            "prefix": READ,
+            "timeout": READ,
+            "failMode": READ,
+            "retryInterval": READ,
+        },
+        # what a stopping server does (folio.cli.server.Shutdown)
+        "shutdown": {"graceSeconds": READ, "delaySeconds": READ},
+        # how processes and hosts tell each other of configuration changes (folio.broadcast)
+        "broadcast": {"via": READ, "pollMilliseconds": READ, "channel": READ},
         # the reference's cookie keys and update notices
         "app": IGNORED,
         "logger": IGNORED,

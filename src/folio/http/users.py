@@ -1,6 +1,10 @@
 """The users-and-permissions routes: sign-up and sign-in (`/api/auth/...`), the users API
 (`/api/users...`) and the roles list (`/api/users-permissions/roles`). As in the reference,
-these answer plain objects and arrays, not the `{data, meta}` envelope."""
+these answer plain objects and arrays, not the `{data, meta}` envelope.
+
+The account actions (sign-in, sign-up, passwords, email confirmation) hand the user service
+the request's `Attempt`; the service counts it with the app's rate limiter (the same count
+as GraphQL's mutations), and the answer carries the X-RateLimit headers of its window."""
 
 from __future__ import annotations
 
@@ -12,18 +16,17 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from folio.auth.principal import Principal
-from folio.auth.ratelimit import RateLimiter
-from folio.content.accounts.users import credentials_too_long
+from folio.content.accounts.attempts import Attempt
 from folio.content.ids import decimal_id
 from folio.content.query import Query
 from folio.errors import (
     ApplicationError,
+    FolioError,
     NotFoundError,
-    RateLimitError,
     UnauthorizedError,
     ValidationError,
 )
-from folio.http.responses import error_response, json_response, limited_answer
+from folio.http.responses import error_response, json_response
 from folio.http.rest.content import query_params, read_json_object
 
 if TYPE_CHECKING:
@@ -31,8 +34,15 @@ if TYPE_CHECKING:
     from folio.http.pipeline import Pipeline
 
 Handler = Callable[[Request, Principal], Awaitable[Response]]
+# an account action's handler: given the request's attempt, for the user service to count
+AccountHandler = Callable[[Request, Principal, Attempt], Awaitable[Response]]
 UP = "plugin::users-permissions"
-EMAIL_KEYED = frozenset({"auth.register", "auth.forgotPassword", "auth.sendEmailConfirmation"})
+
+
+def attempt_of(request: Request) -> Attempt:
+    """The attempt of a request to an account action, by client address (the connection's,
+    or the one a trusted proxy forwarded)."""
+    return Attempt(request.client.host if request.client else "-")
 
 
 def _natural(raw: Any, name: str) -> int | None:
@@ -59,95 +69,74 @@ class UserEndpoints:
         self.folio = folio
         self.pipeline = pipeline
         self.users = folio.users
-        self.limiter: RateLimiter = folio.rate_limiter
 
     def routes(self) -> list[Route]:
         get, post = ["GET", "HEAD"], ["POST"]
-        # path, methods, action, handler, rate limited
-        table: list[tuple[str, list[str], str, Handler, bool]] = [
-            ("/api/auth/local", post, "auth.callback", self.login, True),
-            ("/api/auth/local/register", post, "auth.register", self.register, True),
-            ("/api/auth/forgot-password", post, "auth.forgotPassword", self.forgot_password, True),
-            ("/api/auth/reset-password", post, "auth.resetPassword", self.reset_password, True),
-            ("/api/auth/change-password", post, "auth.changePassword", self.change_password, True),
+        counted = self._counted
+        # path, methods, action, handler
+        table: list[tuple[str, list[str], str, Handler]] = [
+            ("/api/auth/local", post, "auth.callback", counted(self.login)),
+            ("/api/auth/local/register", post, "auth.register", counted(self.register)),
+            (
+                "/api/auth/forgot-password",
+                post,
+                "auth.forgotPassword",
+                counted(self.forgot_password),
+            ),
+            ("/api/auth/reset-password", post, "auth.resetPassword", counted(self.reset_password)),
+            (
+                "/api/auth/change-password",
+                post,
+                "auth.changePassword",
+                counted(self.change_password),
+            ),
             (
                 "/api/auth/email-confirmation",
                 ["GET"],
                 "auth.emailConfirmation",
-                self.email_confirmation,
-                False,
+                counted(self.email_confirmation),
             ),
             (
                 "/api/auth/send-email-confirmation",
                 post,
                 "auth.sendEmailConfirmation",
-                self.send_email_confirmation,
-                True,
+                counted(self.send_email_confirmation),
             ),
-            ("/api/users/me", get, "user.me", self.me, False),
-            ("/api/users/count", get, "user.count", self.count, False),
-            ("/api/users", get, "user.find", self.find, False),
-            ("/api/users", post, "user.create", self.create, False),
-            ("/api/users/{id}", get, "user.findOne", self.find_one, False),
-            ("/api/users/{id}", ["PUT"], "user.update", self.update, False),
-            ("/api/users/{id}", ["DELETE"], "user.destroy", self.destroy, False),
-            ("/api/users-permissions/roles", get, "role.find", self.roles, False),
-            ("/api/users-permissions/roles/{id}", get, "role.findOne", self.role, False),
+            ("/api/users/me", get, "user.me", self.me),
+            ("/api/users/count", get, "user.count", self.count),
+            ("/api/users", get, "user.find", self.find),
+            ("/api/users", post, "user.create", self.create),
+            ("/api/users/{id}", get, "user.findOne", self.find_one),
+            ("/api/users/{id}", ["PUT"], "user.update", self.update),
+            ("/api/users/{id}", ["DELETE"], "user.destroy", self.destroy),
+            ("/api/users-permissions/roles", get, "role.find", self.roles),
+            ("/api/users-permissions/roles/{id}", get, "role.findOne", self.role),
         ]
         return [
-            Route(path, self._guarded(action, handler, limited), methods=methods)
-            for path, methods, action, handler, limited in table
+            Route(path, self.pipeline.endpoint(f"{UP}.{action}", handler), methods=methods)
+            for path, methods, action, handler in table
         ]
 
-    def _guarded(
-        self, action: str, handler: Handler, limited: bool = False
-    ) -> Callable[[Request], Awaitable[Response]]:
-        inner = self._limited(handler, action in EMAIL_KEYED) if limited else handler
-        return self.pipeline.endpoint(f"{UP}.{action}", inner)
+    @staticmethod
+    def _counted(handler: AccountHandler) -> Handler:
+        """An account action's handler (run after authorization, as the reference counts),
+        given the request's attempt; its answer, an error's included, carries the
+        X-RateLimit headers of the window the attempt was counted in."""
 
-    def _limited(self, handler: Handler, by_email: bool) -> Handler:
-        """Counts the request (after authorization, as the reference) per path and client
-        address, and per email for the routes that take one; every answer carries the
-        X-RateLimit headers. Credentials longer than their maximum are refused (400, or
-        429 when the address is already limited) without entering a key."""
+        async def counted(request: Request, principal: Principal) -> Response:
+            attempt = attempt_of(request)
+            try:
+                response = await handler(request, principal, attempt)
+            except FolioError as exc:
+                response = error_response(exc)
+            if attempt.verdict is not None:
+                response.headers.update(attempt.verdict.headers())
+            return response
 
-        async def limited(request: Request, principal: Principal) -> Response:
-            path = "/" + "/".join(p for p in request.url.path.lower().split("/") if p)
-            client = request.client.host if request.client else "-"
-            sign_in = path.endswith("/auth/local")
-            body = await self._body(request) if by_email or sign_in else {}
-            too_long = credentials_too_long(body)
-            key = f"{path}:{client}"
-            if by_email:
-                email = body.get("email")
-                if not isinstance(email, str) or too_long is not None:
-                    email = "unknownIdentifier"
-                key = f"{email.lower()}:{key}"
-            verdict = await self.limiter.hit(key)
-            if too_long is not None:
-                # answered, not raised: a raised error held by this frame would keep the
-                # frame (and the body) alive in a cycle until the collector runs
-                response = error_response(
-                    RateLimitError() if verdict and not verdict.allowed else too_long
-                )
-                if verdict is not None:
-                    response.headers.update(verdict.headers())
-                return response
-            if verdict is None:
-                return await handler(request, principal)
-            ident = body.get("identifier")
-            if sign_in and isinstance(ident, str) and ident:
-                # sign-in is also limited per identifier, whatever the address: a client
-                # that changes addresses still gets `max` guesses per account and window
-                per_account = await self.limiter.hit(f"{path}:identifier:{ident.lower()}")
-                if per_account is not None and not per_account.allowed:
-                    verdict = per_account
-            return await limited_answer(verdict, lambda: handler(request, principal))
-
-        return limited
+        return counted
 
     async def _body(self, request: Request) -> dict[str, Any]:
-        """The JSON object of the body (read once; the rate limiter may have read it)."""
+        """The JSON object of the body (read once, whoever asks)."""
         return await read_json_object(request, self.folio.settings.max_body_bytes)
 
     def _read(self, request: Request, principal: Principal) -> Query:
@@ -156,33 +145,49 @@ class UserEndpoints:
         )
 
     # ------------------------------------------------------------------ auth
-    async def login(self, request: Request, principal: Principal) -> Response:
+    async def login(self, request: Request, principal: Principal, attempt: Attempt) -> Response:
         body = await self._body(request)
-        return json_response(await self.users.login(body.get("identifier"), body.get("password")))
+        identifier, password = body.get("identifier"), body.get("password")
+        return json_response(await self.users.login(identifier, password, attempt=attempt))
 
-    async def register(self, request: Request, principal: Principal) -> Response:
-        return json_response(await self.users.register(await self._body(request)))
+    async def register(self, request: Request, principal: Principal, attempt: Attempt) -> Response:
+        body = await self._body(request)
+        return json_response(await self.users.register(body, attempt=attempt))
 
-    async def forgot_password(self, request: Request, principal: Principal) -> Response:
-        return json_response(await self.users.forgot_password(await self._body(request)))
+    async def forgot_password(
+        self, request: Request, principal: Principal, attempt: Attempt
+    ) -> Response:
+        body = await self._body(request)
+        return json_response(await self.users.forgot_password(body, attempt=attempt))
 
-    async def reset_password(self, request: Request, principal: Principal) -> Response:
-        return json_response(await self.users.reset_password(await self._body(request)))
+    async def reset_password(
+        self, request: Request, principal: Principal, attempt: Attempt
+    ) -> Response:
+        body = await self._body(request)
+        return json_response(await self.users.reset_password(body, attempt=attempt))
 
-    async def change_password(self, request: Request, principal: Principal) -> Response:
+    async def change_password(
+        self, request: Request, principal: Principal, attempt: Attempt
+    ) -> Response:
         if principal.user_id is None:
             raise ApplicationError("You must be authenticated to reset your password")
         body = await self._body(request)
-        result = await self.users.change_password(principal.user_id, body)
+        result = await self.users.change_password(principal.user_id, body, attempt=attempt)
         return json_response(result)
 
-    async def email_confirmation(self, request: Request, principal: Principal) -> Response:
-        await self.users.confirm_email(request.query_params.get("confirmation"))
+    async def email_confirmation(
+        self, request: Request, principal: Principal, attempt: Attempt
+    ) -> Response:
+        token = request.query_params.get("confirmation")
+        await self.users.confirm_email(token, attempt=attempt)
         target = self.folio.auth_settings.email_confirmation_redirect or "/"
         return RedirectResponse(target, status_code=302)
 
-    async def send_email_confirmation(self, request: Request, principal: Principal) -> Response:
-        return json_response(await self.users.send_email_confirmation(await self._body(request)))
+    async def send_email_confirmation(
+        self, request: Request, principal: Principal, attempt: Attempt
+    ) -> Response:
+        body = await self._body(request)
+        return json_response(await self.users.send_email_confirmation(body, attempt=attempt))
 
     # ------------------------------------------------------------------ users
     async def me(self, request: Request, principal: Principal) -> Response:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 DIGEST_BYTES = 16
@@ -51,9 +52,20 @@ class RateLimiter(ABC):
             return None
         return await self.count(key_digest(key))
 
+    async def hit_all(self, keys: Sequence[str]) -> list[Verdict] | None:
+        """Counts one request under each of `keys`, in one exchange with a shared store
+        (None when limiting is off)."""
+        if not self.enabled:
+            return None
+        return await self.count_all([key_digest(key) for key in keys])
+
     @abstractmethod
     async def count(self, digest: bytes) -> Verdict:
         """Counts one request for the key of this digest, and says whether it may pass."""
+
+    async def count_all(self, digests: Sequence[bytes]) -> list[Verdict]:
+        """`count` of each digest, in order."""
+        return [await self.count(digest) for digest in digests]
 
     @abstractmethod
     async def reset(self) -> None:

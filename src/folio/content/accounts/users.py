@@ -1,13 +1,17 @@
 """Users of the users-and-permissions feature: registration, sign-in, the account routes
 (password change, forgotten password, email confirmation) and what a request made with a
-user's JWT needs to know about that user (blocked? which role?)."""
+user's JWT needs to know about that user (blocked? which role?).
+
+Every account action takes the `Attempt` of the request and counts it with the app's rate
+limiter before anything else (attempts.py), so the REST and GraphQL front-ends share one
+count per client."""
 
 from __future__ import annotations
 
 import asyncio
 import hmac
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -17,7 +21,10 @@ from folio.auth.mail import Mailer
 from folio.auth.passwords import HashedPassword, hash_password, verify_password
 from folio.auth.permissions import RoleTable
 from folio.auth.principal import UserAuth
+from folio.auth.ratelimit import RateLimiter
 from folio.auth.settings import AuthSettings
+from folio.content.accounts.attempts import Attempt, AttemptLimits
+from folio.content.accounts.credentials import check_lengths
 from folio.content.documents import DocumentService
 from folio.content.query import Query
 from folio.content.sql.accounts import UserStatements
@@ -35,45 +42,6 @@ from folio.store.program import Program
 
 INVALID_CREDENTIALS = "Invalid identifier or password"
 TAKEN = "Email or Username are already taken"
-
-# The longest credentials the account routes take: names and addresses as the model stores
-# them (its strings hold 255 characters), passwords a few times what is hashed (72 bytes).
-# Longer ones are refused before they are counted, looked up, hashed or stored.
-MAX_NAME_CHARS = 255
-MAX_PASSWORD_BYTES = 256
-NAME_FIELDS = ("identifier", "email", "username")
-PASSWORD_FIELDS = ("password", "currentPassword", "passwordConfirmation")
-
-
-def _length_problems(body: Mapping[str, Any]) -> list[FieldError]:
-    """The credentials of `body` longer than their maximum (their values are not echoed
-    back: they may be megabytes)."""
-    errors: list[FieldError] = []
-    for name in NAME_FIELDS:
-        value = body.get(name)
-        if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
-            errors.append(FieldError([name], f"{name} must be at most {MAX_NAME_CHARS} characters"))
-    for name in PASSWORD_FIELDS:
-        value = body.get(name)
-        if isinstance(value, str) and (
-            len(value) > MAX_PASSWORD_BYTES or len(value.encode()) > MAX_PASSWORD_BYTES
-        ):
-            errors.append(FieldError([name], f"{name} must be at most {MAX_PASSWORD_BYTES} bytes"))
-    return errors
-
-
-def credentials_too_long(body: Mapping[str, Any]) -> ValidationError | None:
-    """The error for the credentials of `body` that are longer than their maximum, or None."""
-    errors = _length_problems(body)
-    return validation_failed(errors) if errors else None
-
-
-def _check_lengths(body: Mapping[str, Any]) -> None:
-    errors = _length_problems(body)
-    if errors:
-        # raised as made, not through a variable: a frame that holds the error its own
-        # traceback holds lives (with the request's body) until the cycle collector runs
-        raise validation_failed(errors)
 
 
 def _required(body: dict[str, Any], name: str, errors: list[FieldError]) -> str:
@@ -132,8 +100,11 @@ class UserService:
         roles: RoleTable,
         jwt: JwtCodec,
         mailer: Mailer,
+        limiter: RateLimiter,
     ) -> None:
         self.documents = documents
+        # counts the account actions' attempts (sign-in, sign-up, passwords, confirmation)
+        self.limits = AttemptLimits(limiter)
         self.settings = settings
         self.roles = roles
         self.jwt = jwt
@@ -250,7 +221,7 @@ class UserService:
         """What a create or an update stores: the password checked and hashed (off the event
         loop), the email lowercased, and no clash with another user's name or address."""
         values = dict(data)
-        _check_lengths(values)
+        check_lengths(values)
         self._check_password_field(values)
         if isinstance(values.get("email"), str):
             values["email"] = values["email"].lower()
@@ -307,8 +278,8 @@ class UserService:
 
         return claim
 
-    async def register(self, body: dict[str, Any]) -> dict[str, Any]:
-        _check_lengths(body)
+    async def register(self, body: dict[str, Any], *, attempt: Attempt) -> dict[str, Any]:
+        await self.limits.count("auth.register", attempt, body)
         allowed = set(self.settings.register_allowed_fields)
         extra = [k for k in body if k not in ("username", "email", "password") and k not in allowed]
         if extra:
@@ -342,8 +313,9 @@ class UserService:
             return {"user": user}
         return {"jwt": self.jwt.issue(int(user["id"])), "user": user}
 
-    async def login(self, identifier: Any, password: Any) -> dict[str, Any]:
-        _check_lengths({"identifier": identifier, "password": password})
+    async def login(self, identifier: Any, password: Any, *, attempt: Attempt) -> dict[str, Any]:
+        given = {"identifier": identifier, "password": password}
+        await self.limits.count("auth.callback", attempt, given)
         errors: list[FieldError] = []
         if not isinstance(identifier, str) or not identifier:
             errors.append(FieldError(["identifier"], "identifier is a required field"))
@@ -367,8 +339,10 @@ class UserService:
         assert user is not None
         return {"jwt": self.jwt.issue(int(row[0])), "user": user}
 
-    async def change_password(self, user_id: int, body: dict[str, Any]) -> dict[str, Any]:
-        _check_lengths(body)
+    async def change_password(
+        self, user_id: int, body: dict[str, Any], *, attempt: Attempt
+    ) -> dict[str, Any]:
+        await self.limits.count("auth.changePassword", attempt, body)
         errors: list[FieldError] = []
         confirmation = _required(body, "passwordConfirmation", errors)
         password = _required(body, "password", errors)
@@ -391,8 +365,8 @@ class UserService:
         assert user is not None
         return {"jwt": self.jwt.issue(user_id), "user": user}
 
-    async def forgot_password(self, body: dict[str, Any]) -> dict[str, Any]:
-        _check_lengths(body)
+    async def forgot_password(self, body: dict[str, Any], *, attempt: Attempt) -> dict[str, Any]:
+        await self.limits.count("auth.forgotPassword", attempt, body)
         errors: list[FieldError] = []
         email = _required(body, "email", errors)
         _check_keys(body, ("email",), errors)
@@ -415,8 +389,8 @@ class UserService:
             )
         return {"ok": True}
 
-    async def reset_password(self, body: dict[str, Any]) -> dict[str, Any]:
-        _check_lengths(body)
+    async def reset_password(self, body: dict[str, Any], *, attempt: Attempt) -> dict[str, Any]:
+        await self.limits.count("auth.resetPassword", attempt, body)
         errors: list[FieldError] = []
         confirmation = _required(body, "passwordConfirmation", errors)
         password = _required(body, "password", errors)
@@ -442,7 +416,8 @@ class UserService:
         assert user is not None
         return {"jwt": self.jwt.issue(user_id), "user": user}
 
-    async def confirm_email(self, token: Any) -> int:
+    async def confirm_email(self, token: Any, *, attempt: Attempt) -> int:
+        await self.limits.count("auth.emailConfirmation", attempt, {})
         if not isinstance(token, str) or not token:
             raise ValidationError("confirmation is a required field")
 
@@ -451,8 +426,10 @@ class UserService:
             raise ValidationError("Invalid token")
         return int(user_id)
 
-    async def send_email_confirmation(self, body: dict[str, Any]) -> dict[str, Any]:
-        _check_lengths(body)
+    async def send_email_confirmation(
+        self, body: dict[str, Any], *, attempt: Attempt
+    ) -> dict[str, Any]:
+        await self.limits.count("auth.sendEmailConfirmation", attempt, body)
         errors: list[FieldError] = []
         email = _required(body, "email", errors)
         if errors:

@@ -23,7 +23,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from folio.auth.ratelimit import limiter_for
 from folio.content.accounts.admins import AdminSession, AdminUser, admin_rate_limit
 from folio.errors import FolioError, UnauthorizedError
 from folio.http.admin.openapi import CSRF, ERROR_REF, JSON, SESSION, data_schema
@@ -51,9 +50,10 @@ class AccountEndpoints:
         self.folio = folio
         self.auth = auth
         self.admins = folio.admins
-        # config/admin.json rateLimit, else the content API's sign-in limits
+        # config/admin.json rateLimit, else the content API's sign-in limits; counted in
+        # the app's store (shared by every process and host when it is Redis)
         limits = admin_rate_limit(folio.settings, folio.auth_settings.ratelimit)
-        self.limiter = limiter_for(limits)
+        self.limiter = folio.limiters.limiter("admin", limits)
 
     def routes(self) -> list[Route]:
         get, post = ["GET", "HEAD"], ["POST"]

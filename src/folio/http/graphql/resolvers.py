@@ -25,6 +25,7 @@ from folio.errors import (
 )
 from folio.http.graphql.plan import Planner, Variant, pagination_params, unwrap
 from folio.http.upload import delete_file, update_file_info
+from folio.http.users import attempt_of
 from folio.schema.builtins import FILE_UID, USER_UID
 from folio.schema.model import Component, ContentType, Schema
 
@@ -585,28 +586,42 @@ class Resolvers:
 
     async def login(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         given = args["input"]
-        result = await self.folio.users.login(given.get("identifier"), given.get("password"))
+        # counted with REST's sign-ins by the user service (so are the account mutations below)
+        attempt = attempt_of(info.context.request)
+        identifier, password = given.get("identifier"), given.get("password")
+        result = await self.folio.users.login(identifier, password, attempt=attempt)
         return await self._payload(result)
 
     async def register(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        return await self._payload(await self.folio.users.register(dict(args["input"])))
+        attempt = attempt_of(info.context.request)
+        return await self._payload(
+            await self.folio.users.register(dict(args["input"]), attempt=attempt)
+        )
 
     async def forgot_password(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        await self.folio.users.forgot_password({"email": args["email"]})
+        attempt = attempt_of(info.context.request)
+        await self.folio.users.forgot_password({"email": args["email"]}, attempt=attempt)
         return {"ok": True}
 
     async def reset_password(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        return await self._payload(await self.folio.users.reset_password(dict(args)))
+        attempt = attempt_of(info.context.request)
+        return await self._payload(
+            await self.folio.users.reset_password(dict(args), attempt=attempt)
+        )
 
     async def change_password(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: Context = info.context
         if ctx.principal.user_id is None:
             raise ApplicationError("You must be authenticated to reset your password")
-        result = await self.folio.users.change_password(ctx.principal.user_id, dict(args))
+        attempt = attempt_of(ctx.request)
+        result = await self.folio.users.change_password(
+            ctx.principal.user_id, dict(args), attempt=attempt
+        )
         return await self._payload(result)
 
     async def email_confirmation(self, _root: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        user_id = await self.folio.users.confirm_email(args["confirmation"])
+        attempt = attempt_of(info.context.request)
+        user_id = await self.folio.users.confirm_email(args["confirmation"], attempt=attempt)
         token = self.folio.users.jwt.issue(user_id)
         return await self._payload({"jwt": token, "user": None}, user_id)
 
