@@ -11,7 +11,10 @@ event loop (one per loop: a client's connections belong to the loop that opened 
 process may run several loops one after the other, as the command line and the tests do).
 Its connect and command timeouts are short and it does not back off and retry, so that a
 Redis that is down or stalled costs a request a fraction of a second, not the seconds of
-redis-py's defaults; a connection found broken (Redis restarted) is retried once at once."""
+redis-py's defaults; a connection found broken (Redis restarted) is retried once at once.
+Its connections are pooled and bounded: a burst of requests waits for one of them (as long
+as the timeout) rather than opening hundreds at once, whose connects would then time out
+behind each other on a busy event loop."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -30,8 +33,10 @@ from folio.errors import ConfigError
 
 ENV = "REDIS_URL"
 SCHEMES = ("redis", "rediss", "unix")
-# seconds to connect, and to wait for one answer
+# seconds to connect, and to wait for one answer (or for a free connection)
 DEFAULT_TIMEOUT = 0.25
+# connections a client keeps at most (per event loop, so per process)
+MAX_CONNECTIONS = 16
 
 
 def redis_url(settings: Settings) -> tuple[str | None, str]:
@@ -78,9 +83,16 @@ def safe_url(url: str) -> str:
 class RedisHandle:
     """Clients of one Redis server for whichever event loop is running."""
 
-    def __init__(self, url: str, timeout: float = DEFAULT_TIMEOUT, **options: Any) -> None:
+    def __init__(
+        self,
+        url: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_connections: int = MAX_CONNECTIONS,
+        **options: Any,
+    ) -> None:
         self.url = url
         self.timeout = timeout
+        self.max_connections = max_connections
         self.options = options
         self._client: Redis | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -100,14 +112,18 @@ class RedisHandle:
             "socket_timeout": self.timeout,
             "socket_connect_timeout": self.timeout,
             "retry": Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+            "max_connections": self.max_connections,
+            # how long a request waits for a free connection
+            "timeout": self.timeout,
             **self.options,
             **options,
         }
-        return Redis.from_url(self.url, **kwargs)
+        pool = BlockingConnectionPool.from_url(self.url, **kwargs)
+        return Redis(connection_pool=pool)
 
     async def close(self) -> None:
         """Closes the running loop's client, if it has one."""
         client, self._client = self._client, None
         loop, self._loop = self._loop, None
         if client is not None and loop is asyncio.get_running_loop():
-            await client.aclose()
+            await client.aclose(close_connection_pool=True)
