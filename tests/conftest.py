@@ -1,5 +1,6 @@
 """Fixtures: every API test runs against SQLite and, when FOLIO_TEST_DATABASE_URL is set,
-against PostgreSQL too (each test starts from an empty schema)."""
+against PostgreSQL too, and when FOLIO_TEST_MYSQL_URL is set (`mysql://root@127.0.0.1:3306/
+folio_test_my`), against MySQL or MariaDB too (each test starts from an empty database)."""
 
 from __future__ import annotations
 
@@ -20,21 +21,38 @@ from folio.http.app import build_asgi
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PG_URL = os.environ.get("FOLIO_TEST_DATABASE_URL")
-BACKENDS = ["sqlite", *(["postgres"] if PG_URL else [])]
-# one half of a run split in two processes (scripts/test): "postgres" keeps the tests that
-# run on PostgreSQL, "sqlite" every other one
+MYSQL_URL = os.environ.get("FOLIO_TEST_MYSQL_URL")
+BACKENDS = ["sqlite", *(["postgres"] if PG_URL else []), *(["mysql"] if MYSQL_URL else [])]
+# one part of a run split in processes (scripts/test): "postgres" keeps the tests that run
+# on PostgreSQL, "mysql" those that run on MySQL (and those marked `mysql`), "sqlite" every
+# other one
 SHARD = os.environ.get("FOLIO_TEST_SHARD")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "mysql: a test of MySQL alone (run by the MySQL part of a split run)"
+    )
+
+
+def shard_of(item: pytest.Item) -> str:
+    """The part of a split run that runs a test."""
+    callspec = getattr(item, "callspec", None)
+    backend = callspec.params.get("backend") if callspec is not None else None
+    if backend in ("postgres", "mysql"):
+        return str(backend)
+    if item.get_closest_marker("mysql") is not None:
+        return "mysql"
+    return "sqlite"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if SHARD not in ("sqlite", "postgres"):
+    if SHARD not in ("sqlite", "postgres", "mysql"):
         return
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        on_postgres = callspec is not None and callspec.params.get("backend") == "postgres"
-        (keep if on_postgres == (SHARD == "postgres") else drop).append(item)
+        (keep if shard_of(item) == SHARD else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
@@ -49,6 +67,32 @@ def reset_postgres(url: str) -> None:
             await conn.execute("DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;")
         finally:
             await conn.close()
+
+    asyncio.run(run())
+
+
+def reset_mysql(url: str) -> None:
+    """Drops every table of the URL's database (the database itself is kept: creating one
+    costs more than dropping its tables)."""
+    import asyncmy
+
+    from folio.store.mysql import connect_settings
+
+    async def run() -> None:
+        conn = await asyncmy.connect(**connect_settings(url), autocommit=True)
+        try:
+            async with conn.cursor() as cursor:
+                await cursor.execute(
+                    "SELECT table_name FROM information_schema.tables "
+                    "WHERE table_schema = DATABASE()"
+                )
+                tables = [str(r[0]) for r in await cursor.fetchall()]
+                if tables:
+                    names = ", ".join(f"`{t}`" for t in tables)
+                    await cursor.execute("SET SESSION foreign_key_checks = 0")
+                    await cursor.execute(f"DROP TABLE IF EXISTS {names}")
+        finally:
+            await conn.ensure_closed()
 
     asyncio.run(run())
 
@@ -71,6 +115,10 @@ def database_url(backend: str, app_dir: Path) -> str:
         assert PG_URL
         reset_postgres(PG_URL)
         return PG_URL
+    if backend == "mysql":
+        assert MYSQL_URL
+        reset_mysql(MYSQL_URL)
+        return MYSQL_URL
     return f"sqlite:///{app_dir / '.tmp' / 'data.db'}"
 
 
