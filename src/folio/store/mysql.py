@@ -185,7 +185,7 @@ class MySQLDatabase(Database):
     def __init__(self, url: str, min_size: int = 1, max_size: int | None = None) -> None:
         self.url = url
         self.dialect = MYSQL
-        self.settings = connect_settings(url)
+        self.settings: dict[str, Any] = {}
         self.min_size = min_size
         self.max_size = max_size if max_size is not None else default_pool_max()
         self._pool: Any = None
@@ -211,6 +211,7 @@ class MySQLDatabase(Database):
         return Connection(raw, self._serials % VERSION_SLOTS)
 
     async def start(self) -> None:
+        self.settings = connect_settings(self.url)
         try:
             probe = await self._connect()
         except MySQLError as exc:
@@ -415,15 +416,25 @@ class MySQLDatabase(Database):
         raise AssertionError("unreachable")
 
 
+class Refused(Exception):
+    """The server's refusal to open a session, as its message alone, with its SQLSTATE
+    (28000: the user or password is wrong)."""
+
+    def __init__(self, message: str, sqlstate: str | None) -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
+
+
 def _start_problem(exc: MySQLError) -> BaseException:
     """A failure to connect at start-up, in the form store.database's `connection_problem`
     reads: the socket's own error for a server that cannot be reached (refused, unknown
     host, timed out); ValueError for a database that does not exist (the URL is wrong);
-    the server's error otherwise (with its SQLSTATE: 28000, a refused user or password,
-    also says the URL is wrong)."""
+    the server's refusal otherwise, with its SQLSTATE."""
     cause = exc.__cause__
     if isinstance(cause, OSError):
         return cause
+    message = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
     if error_code(exc) == 1049:
-        return ValueError(str(exc.args[1] if len(exc.args) > 1 else exc))
-    return exc
+        return ValueError(message)
+    state = getattr(exc, "sqlstate", None)
+    return Refused(message, state if isinstance(state, str) else None)
