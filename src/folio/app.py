@@ -19,6 +19,13 @@ from folio.auth.mail import LogMailer, Mailer
 from folio.auth.permissions import RoleTable, catalogue
 from folio.auth.ratelimit import Limiters, RateLimiter, load_store_settings
 from folio.auth.settings import load_auth_settings
+from folio.broadcast import (
+    ACCESS,
+    WEBHOOKS,
+    Broadcaster,
+    BroadcastSettings,
+    broadcaster_for,
+)
 from folio.config import Settings, load_settings
 from folio.content.accounts.admins import AdminService
 from folio.content.accounts.tokens import TokenService
@@ -32,6 +39,7 @@ from folio.extensions import GraphQLPlugin
 from folio.feed import Feed, FeedSettings, feed_for
 from folio.files.providers import Provider, provider_for
 from folio.hooks import code_error, load_hooks, load_index, resolve_routes
+from folio.redis_client import redis_url
 from folio.schema.loader import load_registry
 from folio.schema.model import Registry
 from folio.startup import file_problem
@@ -41,6 +49,9 @@ from folio.store.sync import sync_schema
 from folio.webhooks import WebhookService
 
 log = logging.getLogger("folio")
+
+# the admin panel's setting that the polling change broadcaster writes and reads
+CHANGES_KEY = "folio.changes"
 
 
 class Folio:
@@ -96,9 +107,27 @@ class Folio:
         # config/webhooks.json and the admin API's webhooks; a serving process delivers
         # them (`webhooks.start_worker`, in the HTTP server's lifespan)
         self.webhooks = WebhookService(self.documents, settings)
+        # changes of configuration held in the database, told to every process and host
+        # (config/server: broadcast; folio.broadcast), and the caches they drop
+        self.broadcast = self._broadcaster()
+        self.broadcast.on(ACCESS, self.access.forget)
+        self.broadcast.on(WEBHOOKS, self.webhooks.reload)
+        self.tokens.on_change.append(lambda: self.broadcast.publish(ACCESS))
+        self.users.on_change.append(lambda: self.broadcast.publish(ACCESS))
+        self.webhooks.on_change.append(lambda: self.broadcast.publish(WEBHOOKS))
         # resolved after `register`, which may add to the hooks; an unknown name stops the
         # app from loading rather than failing its first request
         self.routes = resolve_routes(self.hooks, self.actions, self)
+
+    def _broadcaster(self) -> Broadcaster:
+        server = self.settings.raw.get("server", {})
+        # the polling carrier's row: a panel setting, which every database has
+        row = (
+            lambda: self.admins.get_setting(CHANGES_KEY),
+            lambda token: self.admins.put_setting(CHANGES_KEY, token),
+        )
+        url, _ = redis_url(self.settings)
+        return broadcaster_for(BroadcastSettings.read(server), self.db, row, url)
 
     def plugin(self, name: str) -> GraphQLPlugin:
         """A plugin's services, where the reference's app code looks them up
@@ -132,6 +161,7 @@ class Folio:
                 await result
 
     async def close(self) -> None:
+        await self.broadcast.close()
         await self.webhooks.close()
         await self.feed.close()
         await self.limiters.close()

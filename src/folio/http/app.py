@@ -94,10 +94,17 @@ async def _health(request: Request) -> Response:
 
 
 def _ready(folio: Folio) -> Any:
-    """`GET /_health/ready`: the server can serve, its database answers a statement (204);
-    503 `ServiceUnavailableError` with `Retry-After` while it does not."""
+    """`GET /_health/ready` (and HEAD), for a load balancer: 204 when the server takes
+    requests and its database answers a statement; 503 `ServiceUnavailableError` with
+    `Retry-After` while the database does not, and from the moment the server is told to
+    stop (SIGTERM) while it finishes what it serves, so that the balancer sends nothing
+    more. No credentials; one pooled statement."""
 
     async def ready(request: Request) -> Response:
+        if getattr(request.app, "draining", False):
+            error = ServiceUnavailableError("The server is shutting down")
+            error.retry_after = 5
+            raise error
         await folio.ready()
         return Response(status_code=204)
 
@@ -123,8 +130,18 @@ class FolioApp(Starlette):
     edges: Edges | None = None  # CORS and request ids, on every answer
     requests: RequestLog | None = None  # a log line per request
     unavailable: ServiceUnavailableError | None = None  # develop: why the app did not start
+    # told to stop (SIGTERM): readiness answers 503 and each answer closes its connection
+    draining = False
+
+    def drain(self) -> None:
+        """The server stops (called by it, through the lifespan's state, `DRAIN`): the
+        balancer is told by readiness, and clients on kept-alive connections by
+        `Connection: close`, to go elsewhere while the requests under way finish."""
+        self.draining = True
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.draining:
+            send = _closing(send)
         if scope["type"] == "http" and self.requests is not None:
             send = self.requests.wrap(scope, send)
         if scope["type"] == "http" and self.unavailable is not None:
@@ -181,6 +198,25 @@ class FolioApp(Starlette):
                 raise
 
 
+# the key of the lifespan's state where the server finds the function that starts the app's
+# drain (an ASGI server's way to reach the app it runs; folio.cli.server calls it)
+DRAIN = "folio.drain"
+
+
+def _closing(send: Send) -> Send:
+    """`send` with `Connection: close` on the answer (uvicorn then closes the connection
+    once the answer is complete)."""
+
+    async def sending(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
+            headers.append((b"connection", b"close"))
+            message["headers"] = headers
+        await send(message)
+
+    return sending
+
+
 # young collections: at most one per this many new container objects (Python's default,
 # 700, ran one every few requests of a page)
 GC_YOUNG_THRESHOLD = 10_000
@@ -204,7 +240,7 @@ def build_asgi(folio: Folio) -> Starlette:
     endpoints = ContentEndpoints(folio, pipeline)
 
     @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         try:
             await folio.start()
         except ConfigError as exc:
@@ -215,12 +251,14 @@ def build_asgi(folio: Folio) -> Starlette:
             log.error("the app cannot start until this is fixed: %s", exc)
             assert isinstance(app, FolioApp)
             app.unavailable = ServiceUnavailableError(str(exc))
-            yield
+            yield {}
             return
         await folio.webhooks.start_worker()
+        await folio.broadcast.start()
         _settle_heap()
+        assert isinstance(app, FolioApp)
         try:
-            yield
+            yield {DRAIN: app.drain}
         finally:
             gc.unfreeze()
             await folio.close()

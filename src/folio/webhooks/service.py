@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import secrets
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -63,6 +64,9 @@ class WebhookService:
         self.sender = Sender(self.settings)
         # the delivery worker of a serving process (start_worker)
         self.worker: Any = None
+        # called after a webhook of the admin API is made, changed or deleted (the app
+        # tells the other processes and hosts, whose workers then `reload`)
+        self.on_change: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ the webhooks
     async def stored(self) -> list[Webhook]:
@@ -157,6 +161,14 @@ class WebhookService:
                 _raise([(["name"], message, name)])
 
     async def _changed(self) -> None:
+        if self.worker is not None:
+            await self.worker.changed()
+        for listener in self.on_change:
+            listener()
+
+    async def reload(self) -> None:
+        """The webhooks changed in another process: this process's worker reads them again
+        (and starts polling for their events, which it may not have done without any)."""
         if self.worker is not None:
             await self.worker.changed()
 

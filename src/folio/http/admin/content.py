@@ -30,6 +30,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from folio.auth.principal import Principal
+from folio.broadcast import ADMIN_SETTINGS
 from folio.content.params import Limits, parse_locale
 from folio.errors import FieldError, FolioError, NotFoundError, ValidationError, validation_failed
 from folio.http.admin.cm_documents import AdminReads, status_of
@@ -87,6 +88,8 @@ class ContentManager:
         # each type's configured main field, read from the settings on first use
         self.main_fields: dict[str, str] = {}
         self._configs_read = False
+        # read again after a configuration is saved, through this process or another
+        folio.broadcast.on(ADMIN_SETTINGS, self._forget_configs)
         self.shaper = AdminReads(folio.documents, folio.registry, self.main_fields)
 
     def routes(self) -> list[Route]:
@@ -170,6 +173,9 @@ class ContentManager:
             else:
                 self.main_fields.pop(ct.uid, None)
         self._configs_read = True
+
+    def _forget_configs(self) -> None:
+        self._configs_read = False
 
     async def _get_setting(self, key: str) -> Any:
         return await self.folio.admins.get_setting(key)
@@ -283,6 +289,7 @@ class ContentManager:
             self.main_fields.pop(ct.uid, None)
         else:
             self.main_fields[ct.uid] = config.main_field
+        self.folio.broadcast.publish(ADMIN_SETTINGS)
         return json_response({"data": config.shown()})
 
     # ------------------------------------------------------------------ list
