@@ -79,7 +79,8 @@ CONNECT_TIMEOUT = 5.0
 SQL_MODE = "TRADITIONAL,ANSI_QUOTES,PIPES_AS_CONCAT,NO_BACKSLASH_ESCAPES"
 
 VERSION_READ = f'SELECT CAST(SUM(n) AS SIGNED) FROM "{VERSION_TABLE}"'
-VERSION_BUMP = f'UPDATE "{VERSION_TABLE}" SET n = n + 1 WHERE slot = ?'
+# the bump and the COMMIT in one round trip (a slot number is all it writes in)
+VERSION_COMMIT = 'UPDATE "' + VERSION_TABLE + '" SET n = n + 1 WHERE slot = {slot}; COMMIT'
 RELEASE_LOCKS = "SELECT RELEASE_ALL_LOCKS()"
 
 # the server's "this command is not supported in the prepared statement protocol"
@@ -204,8 +205,9 @@ class MySQLDatabase(Database):
             init_command=self._init or None,
             connect_timeout=CONNECT_TIMEOUT,
             # an UPDATE counts the rows it matched, as on the other databases (not only the
-            # rows whose values changed)
-            client_flag=CLIENT.FOUND_ROWS,
+            # rows whose values changed); several statements in one text (VERSION_COMMIT:
+            # values are only ever bound to prepared statements, never written into text)
+            client_flag=CLIENT.FOUND_ROWS | CLIENT.MULTI_STATEMENTS,
         )
         self._serials += 1
         return Connection(raw, self._serials % VERSION_SLOTS)
@@ -364,7 +366,7 @@ class MySQLDatabase(Database):
         return int(rows[0][0])
 
     async def _transaction(self, conn: Connection, program: Program) -> Any:
-        """Runs `program` in one transaction on `conn`, its counter bumped before COMMIT;
+        """Runs `program` in one transaction on `conn`, its counter bumped with the COMMIT;
         named locks it took are released after the transaction ends. A connection that
         failed, or whose request was cancelled mid-statement, is not touched again: the
         pool closes it, and the server rolls back and releases with it."""
@@ -373,8 +375,9 @@ class MySQLDatabase(Database):
         await raw.begin()
         try:
             result = await self._run(conn, program, writing=True)
-            await self._one(conn, Stmt(VERSION_BUMP, (conn.slot,), False))
-            await raw.commit()
+            self._count += 1
+            await raw.query(VERSION_COMMIT.format(slot=conn.slot))
+            await raw.next_result()
         except Exception as exc:
             if not outage(exc):
                 await raw.rollback()
