@@ -6,15 +6,23 @@ Which one: the `REDIS_URL` environment variable, else `config/server.json`
 own form: `redis://[[user]:password@]host[:port][/db]`, `rediss://` for TLS,
 `unix:///path/to/socket?db=0`.
 
-Clients: `RedisHandle(url, timeout).client()` gives a redis-py asyncio client of the running
-event loop (one per loop: a client's connections belong to the loop that opened them, and a
-process may run several loops one after the other, as the command line and the tests do).
-Its connect and command timeouts are short and it does not back off and retry, so that a
-Redis that is down or stalled costs a request a fraction of a second, not the seconds of
-redis-py's defaults; a connection found broken (Redis restarted) is retried once at once.
-Its connections are pooled and bounded: a burst of requests waits for one of them (as long
-as the timeout) rather than opening hundreds at once, whose connects would then time out
-behind each other on a busy event loop."""
+Clients: a `RedisHandle(url, timeout)` holds, for whichever event loop is running (a
+client's connections belong to the loop that opened them, and a process may run several
+loops one after the other, as the command line and the tests do):
+
+- `await handle.run(*command)`: one command, within the handle's timeout (measured from the
+  call: a wait for a free connection included). The path of requests (rate limits): its
+  connections carry no timeouts of their own, which saves redis-py a timer per read, and at
+  most `max_connections` commands are in flight at once, so that a burst of requests does
+  not open hundreds of connections whose connects time out behind each other on a busy
+  event loop;
+- `handle.client()`: a redis-py asyncio client for anything else (publishing, say), whose
+  connects and reads time out after the handle's timeout;
+- `handle.new_client(**options)`: a client of its own (a subscriber's).
+
+None backs off and retries as redis-py's defaults do (three tries, seconds apart): a Redis
+that is down or stalled costs a request a fraction of a second; a connection found broken
+(Redis restarted) is retried once at once."""
 
 from __future__ import annotations
 
@@ -23,7 +31,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -33,9 +41,9 @@ from folio.errors import ConfigError
 
 ENV = "REDIS_URL"
 SCHEMES = ("redis", "rediss", "unix")
-# seconds to connect, and to wait for one answer (or for a free connection)
+# seconds to connect, and to wait for one answer
 DEFAULT_TIMEOUT = 0.25
-# connections a client keeps at most (per event loop, so per process)
+# commands of `run` in flight at once (per event loop, so per process)
 MAX_CONNECTIONS = 16
 
 
@@ -80,6 +88,16 @@ def safe_url(url: str) -> str:
     return parts._replace(netloc=f"{user}:***@{host}").geturl()
 
 
+class _LoopClients:
+    """A handle's clients of one event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, slots: int) -> None:
+        self.loop = loop
+        self.general: Redis | None = None
+        self.commands: Redis | None = None
+        self.slots = asyncio.Semaphore(slots)
+
+
 class RedisHandle:
     """Clients of one Redis server for whichever event loop is running."""
 
@@ -94,36 +112,49 @@ class RedisHandle:
         self.timeout = timeout
         self.max_connections = max_connections
         self.options = options
-        self._client: Redis | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._clients: _LoopClients | None = None
+
+    def _of_loop(self) -> _LoopClients:
+        loop = asyncio.get_running_loop()
+        if self._clients is None or self._clients.loop is not loop:
+            # the previous loop's clients are dropped, not closed: their loop may be gone
+            self._clients = _LoopClients(loop, self.max_connections)
+        return self._clients
+
+    async def run(self, *command: Any) -> Any:
+        """The answer of one command; TimeoutError past the handle's timeout, a RedisError
+        (or OSError) when Redis refuses or fails."""
+        clients = self._of_loop()
+        if clients.commands is None:
+            clients.commands = self.new_client(socket_timeout=None)
+        execute: Any = clients.commands.execute_command  # (untyped in redis-py)
+        async with asyncio.timeout(self.timeout), clients.slots:
+            return await execute(*command)
 
     def client(self) -> Redis:
-        """The client of the running loop (made at its first use; it connects lazily)."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            # the previous loop's client is dropped, not closed: its loop may be gone
-            self._client = self.new_client()
-            self._loop = loop
-        return self._client
+        """The general client of the running loop (made at its first use; it connects
+        lazily)."""
+        clients = self._of_loop()
+        if clients.general is None:
+            clients.general = self.new_client()
+        return clients.general
 
     def new_client(self, **options: Any) -> Redis:
-        """A client of its own (a subscriber's, say), with the handle's timeouts."""
+        """A client of its own, with the handle's timeouts unless `options` say otherwise."""
         kwargs: dict[str, Any] = {
             "socket_timeout": self.timeout,
             "socket_connect_timeout": self.timeout,
             "retry": Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
-            "max_connections": self.max_connections,
-            # how long a request waits for a free connection
-            "timeout": self.timeout,
             **self.options,
             **options,
         }
-        pool = BlockingConnectionPool.from_url(self.url, **kwargs)
-        return Redis(connection_pool=pool)
+        return Redis(connection_pool=ConnectionPool.from_url(self.url, **kwargs))
 
     async def close(self) -> None:
-        """Closes the running loop's client, if it has one."""
-        client, self._client = self._client, None
-        loop, self._loop = self._loop, None
-        if client is not None and loop is asyncio.get_running_loop():
-            await client.aclose(close_connection_pool=True)
+        """Closes the running loop's clients."""
+        clients, self._clients = self._clients, None
+        if clients is None or clients.loop is not asyncio.get_running_loop():
+            return
+        for client in (clients.general, clients.commands):
+            if client is not None:
+                await client.aclose(close_connection_pool=True)

@@ -116,9 +116,15 @@ def prefix() -> Iterator[str]:
 
 
 def redis_limiter(
-    prefix: str, interval: float, limit: int, url: str = REDIS_URL, **options: Any
+    prefix: str,
+    interval: float,
+    limit: int,
+    url: str = REDIS_URL,
+    timeout: float = 5.0,  # generous: these tests are not about timeouts
+    **options: Any,
 ) -> RedisRateLimiter:
-    return RedisRateLimiter(RedisHandle(url), "unit", interval, limit, prefix=prefix, **options)
+    handle = RedisHandle(url, timeout)
+    return RedisRateLimiter(handle, "unit", interval, limit, prefix=prefix, **options)
 
 
 async def wait_until(condition: Callable[[], Awaitable[bool]], what: str) -> None:

@@ -167,12 +167,11 @@ class RedisRateLimiter(RateLimiter):
         return out
 
     async def _run(self, keys: list[str]) -> Any:
-        client = self.redis.client()
         try:
-            return await client.evalsha(COUNT_SHA, len(keys), *keys, self.window_ms)
+            return await self.redis.run("EVALSHA", COUNT_SHA, len(keys), *keys, self.window_ms)
         except NoScriptError:
             # the server has not seen the script yet (or was restarted, or flushed it)
-            return await client.eval(COUNT_SCRIPT, len(keys), *keys, self.window_ms)
+            return await self.redis.run("EVAL", COUNT_SCRIPT, len(keys), *keys, self.window_ms)
 
     async def _unavailable(self, digests: Sequence[bytes]) -> list[Verdict]:
         if self.fail_open:
