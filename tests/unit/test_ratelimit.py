@@ -26,6 +26,7 @@ from folio.auth.ratelimit import (
     load_store_settings,
 )
 from folio.auth.ratelimit import memory as memory_module
+from folio.auth.ratelimit.redis import Outage
 from folio.auth.settings import RateLimit
 from folio.errors import ConfigError, ServiceUnavailableError
 from folio.redis_client import RedisHandle
@@ -324,3 +325,18 @@ def test_the_store_settings_and_their_errors(monkeypatch: pytest.MonkeyPatch) ->
     ]:
         with pytest.raises(ConfigError, match=message):
             store(bad)
+
+
+def test_a_redis_that_comes_and_goes_is_logged_at_most_once_a_minute(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, "folio.ratelimit")
+    outage = Outage("redis://somewhere", 0.0, fail_open=True)
+    for _ in range(5):
+        for _ in range(3):
+            outage.failed(ConnectionError("refused"))
+        outage.recovered()
+    lines = _outage_lines(caplog)
+    assert len(lines) == 2, lines
+    assert "unreachable (ConnectionError: refused)" in lines[0]
+    assert "answers again" in lines[1]

@@ -59,15 +59,22 @@ LOG_EVERY = 60.0
 
 
 class Outage:
-    """Whether the Redis server is taken for unreachable, and the log lines of an outage."""
+    """Whether the Redis server is taken for unreachable, and the log lines of outages: at
+    most one a minute, however many requests they meet or however often Redis comes and
+    goes."""
 
     def __init__(self, where: str, retry_interval: float, fail_open: bool) -> None:
         self.where = where
         self.retry_interval = retry_interval
-        self.fail_open = fail_open
+        self.then = (
+            "requests are let through, counted by each process alone"
+            if fail_open
+            else "requests are refused with 503"
+        )
         self.since: float | None = None  # when the outage began (monotonic seconds)
+        self.told = False  # whether this outage was logged
         self.retry_at = 0.0
-        self.logged_at = 0.0
+        self.logged_at: float | None = None
         self.met = 0  # requests met since the last line
 
     def skip(self) -> bool:
@@ -81,39 +88,43 @@ class Outage:
         now = time.monotonic()
         self.retry_at = now + self.retry_interval
         self.met += 1
-        then = (
-            "requests are let through, counted by each process alone"
-            if self.fail_open
-            else ("requests are refused with 503")
-        )
         if self.since is None:
-            self.since = self.logged_at = now
+            self.since = now
+        if self.logged_at is not None and now - self.logged_at < LOG_EVERY:
+            return
+        if not self.told:
             log.warning(
-                "rate limits: Redis at %s is unreachable (%s): %s", self.where, _why(exc), then
+                "rate limits: Redis at %s is unreachable (%s): %s",
+                self.where,
+                _why(exc),
+                self.then,
             )
-            self.met = 0
-        elif now - self.logged_at >= LOG_EVERY:
+        else:
             log.warning(
-                "rate limits: Redis at %s is still unreachable (%s) after %d s; %d requests met "
-                "the outage since the last line: %s",
+                "rate limits: Redis at %s is still unreachable (%s) after %d s, %d requests "
+                "since the last line: %s",
                 self.where,
                 _why(exc),
                 now - self.since,
                 self.met,
-                then,
+                self.then,
             )
-            self.logged_at = now
-            self.met = 0
+        self.told = True
+        self.logged_at = now
+        self.met = 0
 
     def recovered(self) -> None:
-        if self.since is not None:
+        if self.since is None:
+            return
+        if self.told:
+            now = time.monotonic()
             log.warning(
-                "rate limits: Redis at %s answers again after %.1f s",
-                self.where,
-                time.monotonic() - self.since,
+                "rate limits: Redis at %s answers again after %.1f s", self.where, now - self.since
             )
-            self.since = None
-            self.met = 0
+            self.logged_at = now
+        self.since = None
+        self.told = False
+        self.met = 0
 
 
 def _why(exc: BaseException) -> str:
