@@ -4,6 +4,7 @@ public/uploads/ (served at /uploads), and the configuration chooses the provider
 from __future__ import annotations
 
 import asyncio
+import io
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,24 @@ def test_the_local_provider_stores_and_removes_files(tmp_path: Path) -> None:
     assert provider.static_mount() == StaticMount("/uploads", root)
 
 
+def test_the_local_provider_streams_files_and_streams(tmp_path: Path) -> None:
+    root = tmp_path / "public" / "uploads"
+    provider = LocalProvider(root)
+    source = tmp_path / "upload.bin"
+    source.write_bytes(b"x" * 3_000_000)
+
+    async def run() -> None:
+        await provider.put("a.bin", source, "application/octet-stream")
+        await provider.put("b.bin", io.BytesIO(b"y" * 2_500_000), "application/octet-stream")
+
+    asyncio.run(run())
+    assert (root / "a.bin").read_bytes() == source.read_bytes()
+    assert source.exists()  # the caller's file is left in place
+    assert (root / "b.bin").read_bytes() == b"y" * 2_500_000
+    assert sorted(p.name for p in root.iterdir()) == ["a.bin", "b.bin"]
+    assert not provider.private and provider.signed_url("/uploads/a.bin") == "/uploads/a.bin"
+
+
 @pytest.mark.parametrize("key", ["", ".", "..", "../escape.txt", "sub/file.txt", "/abs.txt"])
 def test_the_local_provider_keeps_to_its_directory(tmp_path: Path, key: str) -> None:
     provider = LocalProvider(tmp_path / "uploads")
@@ -59,10 +78,11 @@ def test_the_local_provider_is_the_default(tmp_path: Path, plugins: dict[str, An
     assert provider.root == tmp_path / "public" / "uploads"
 
 
-@pytest.mark.parametrize("name", ["aws-s3", 3])
+@pytest.mark.parametrize("name", ["aws-s4", 3])
 def test_an_unknown_provider_is_a_configuration_error(tmp_path: Path, name: Any) -> None:
     plugins = {"upload": {"config": {"provider": name}}}
-    with pytest.raises(ConfigError, match=rf"unknown upload provider {name!r} \(known: local\)"):
+    known = r"\(known: aws-s3, local\)"
+    with pytest.raises(ConfigError, match=rf"unknown upload provider {name!r} {known}"):
         provider_for(plugins, tmp_path)
 
 

@@ -2,7 +2,11 @@
 written through the document service, for the upload routes, GraphQL and the CLI.
 
 It owns the records only; the bytes are the upload provider's (`folio.files`), stored
-before a record is created and removed by the caller once its record is gone."""
+before a record is created and removed by the caller before its record goes (so that a
+store that is down leaves the record, and the deletion can be tried again).
+
+The records it answers show what a client may fetch: with a private provider, pre-signed
+URLs (`signer`, set by the app: `content/signing.py`)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from folio.content.documents import DocumentService
+from folio.content.signing import UrlSigner
 from folio.schema.builtins import FILE_UID
 from folio.schema.model import ContentType
 
@@ -18,10 +23,15 @@ class FileService:
     def __init__(self, documents: DocumentService) -> None:
         self.documents = documents
         self.ct: ContentType = documents.registry.content_types[FILE_UID]
+        self.signer: UrlSigner | None = None
+
+    def _shown(self, record: dict[str, Any]) -> dict[str, Any]:
+        return record if self.signer is None else dict(self.signer.file(record))
 
     async def get(self, file_id: int) -> dict[str, Any] | None:
         """The record with numeric id `file_id`, or None."""
-        return await self.documents.find_record(self.ct, file_id)
+        found = await self.documents.find_record(self.ct, file_id)
+        return None if found is None else self._shown(found)
 
     async def create(
         self,
@@ -30,11 +40,12 @@ class FileService:
     ) -> list[dict[str, Any]]:
         """Records for files already stored, in one transaction; `attach` = (type,
         documentId or id, media field) links them to that entry's field in it too."""
-        return await self.documents.create_records(self.ct, records, attach)
+        made = await self.documents.create_records(self.ct, records, attach)
+        return [self._shown(record) for record in made]
 
     async def update(self, document_id: str, values: dict[str, Any]) -> dict[str, Any]:
         """A partial update of a record (its information, or what new bytes changed)."""
-        return await self.documents.update_record(self.ct, document_id, values)
+        return self._shown(await self.documents.update_record(self.ct, document_id, values))
 
     async def delete(self, document_id: str) -> None:
         """Deletes a record (its links to entries go with it)."""

@@ -5,6 +5,7 @@ made here, in memory; image work runs on the image pool (`images.in_image_pool`)
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -15,6 +16,8 @@ from folio.errors import PayloadTooLargeError, ValidationError
 from folio.files.images import DECODABLE, header_size, in_image_pool, inspect
 from folio.files.mime import guess_mime, permitted
 from folio.files.providers import Provider
+
+log = logging.getLogger("folio.files")
 
 
 @dataclass
@@ -135,15 +138,17 @@ async def store(
     provider: Provider,
     settings: UploadSettings,
     digest: str | None = None,
+    written: list[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Stores the bytes (and image formats) and returns the record's data with the keys
-    written, so they can be removed if the database write fails. `digest`: the name of a
-    file whose bytes are replaced (its URL stays)."""
+    written, so they can be removed if the database write fails; `written` (when given)
+    gets each key as soon as it is stored, so that a failure half-way leaves them known.
+    `digest`: the name of a file whose bytes are replaced (its URL stays)."""
     path = PurePath(item.filename.replace("\\", "/"))
     ext = extension(item.filename)
     name = info.get("name") or item.filename
     digest = digest or f"{_slug(path.stem)}_{secrets.token_hex(5)}"
-    keys: list[str] = []
+    keys: list[str] = [] if written is None else written
     url = await provider.put(digest + ext, item.source, mime)
     keys.append(digest + ext)
     size = None
@@ -189,7 +194,17 @@ async def store(
         "provider": provider.name,
         "provider_metadata": None,
     }
-    return record, keys
+    return record, list(keys)
+
+
+async def discard(provider: Provider, keys: list[str]) -> None:
+    """Removes stored objects that no record will name, as far as the store lets: a store
+    that is down leaves them (logged), and the error that brought us here stands."""
+    for key in keys:
+        try:
+            await provider.delete(key)
+        except Exception:
+            log.warning("upload: %s could not be removed from the file store", key)
 
 
 def keys_of(record: dict[str, Any]) -> list[str]:

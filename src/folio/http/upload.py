@@ -1,7 +1,10 @@
 """The upload routes under /api/upload: upload (optionally linking the files to a media field
 of an entry), update a file's information or bytes (`POST /api/upload?id=N`), list with
-filters / sort / pagination, get one, delete. File records answer with `isUrlSigned` (the
-local provider's URLs are never signed), as the reference's upload routes do.
+filters / sort / pagination, get one, delete. File records answer with `isUrlSigned` (true
+when their URLs are pre-signed: a private bucket's), as the reference's upload routes do.
+
+Bytes are stored before their record is written, and removed before their record is
+deleted: a file store that is down answers 503 and leaves the database as it was.
 
 An upload's body is read as it arrives (`multipart.read_form`): its files go to the app's
 `.tmp/uploads/` as their bytes come, the size limit of each file (`sizeLimit`) and of the
@@ -28,7 +31,7 @@ from folio.errors import (
     ValidationError,
     validation_failed,
 )
-from folio.files.uploads import Incoming, UploadSettings, check, keys_of, store
+from folio.files.uploads import Incoming, UploadSettings, check, discard, keys_of, store
 from folio.http.multipart import FilePart, Form, read_form, sweep
 from folio.http.responses import json_response
 from folio.http.rest.content import query_params
@@ -181,13 +184,13 @@ class FileUploads:
         records = []
         try:
             for item, mime, one in zip(incoming, mimes, infos, strict=True):
-                record, keys = await store(item, mime, one, self.provider, self.settings)
-                stored.extend(keys)
+                record, _ = await store(
+                    item, mime, one, self.provider, self.settings, written=stored
+                )
                 records.append(record)
             return await self.folio.files.create(records, target)
         except BaseException:
-            for key in stored:
-                await self.provider.delete(key)
+            await discard(self.provider, stored)
             raise
 
     async def replace(
@@ -202,9 +205,19 @@ class FileUploads:
         if uploads:
             item = _incoming(uploads[0])
             mime = check(item, self.settings)
-            record, stored = await store(
-                item, mime, given, self.provider, self.settings, digest=str(doc["hash"])
-            )
+            try:
+                record, _ = await store(
+                    item,
+                    mime,
+                    given,
+                    self.provider,
+                    self.settings,
+                    digest=str(doc["hash"]),
+                    written=stored,
+                )
+            except BaseException:
+                await discard(self.provider, [k for k in stored if k not in old_keys])
+                raise
             # new bytes take the new file's name and keep the alternative text and caption
             # unless given; their focal point is the given one, or none; their formats an
             # object (empty for a small image), as the reference answers
@@ -213,15 +226,11 @@ class FileUploads:
         try:
             updated = await self.folio.files.update(str(doc["documentId"]), values)
         except BaseException:
-            for key in stored:
-                if key not in old_keys:
-                    await self.provider.delete(key)
+            await discard(self.provider, [k for k in stored if k not in old_keys])
             raise
         if uploads:
             # the replaced bytes' formats that the new bytes do not have
-            for key in old_keys:
-                if key not in stored:
-                    await self.provider.delete(key)
+            await discard(self.provider, [k for k in old_keys if k not in stored])
         return updated
 
 
@@ -293,11 +302,13 @@ async def file_record(folio: Folio, raw_id: str, missing: str = "file.notFound")
 
 
 async def delete_file(folio: Folio, raw_id: str) -> dict[str, Any]:
-    """Deletes a file record and its stored bytes (every format); the record as it was."""
+    """Deletes a file's stored bytes (every format), then its record; the record as it
+    was. A store that is down stops it before the record goes (it can be tried again: a
+    missing object is no error)."""
     doc = await file_record(folio, raw_id)
-    await folio.files.delete(str(doc["documentId"]))
     for key in keys_of(orjson.loads(orjson.dumps(doc))):
         await folio.storage.delete(key)
+    await folio.files.delete(str(doc["documentId"]))
     return doc
 
 
@@ -315,4 +326,4 @@ def _incoming(part: FilePart) -> Incoming:
 
 def _record(doc: dict[str, Any]) -> dict[str, Any]:
     """A file record as the upload routes answer it."""
-    return {**doc, "isUrlSigned": False}
+    return {**doc, "isUrlSigned": doc.get("isUrlSigned") is True}

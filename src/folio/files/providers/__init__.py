@@ -4,7 +4,9 @@
 
     {"upload": {"config": {"provider": "local", "providerOptions": {}}}}
 
-A new provider is a `Provider` subclass (base.py) and an entry in PROVIDERS."""
+Providers: `local` (public/uploads/ of the app, served by this server) and `aws-s3` (a
+bucket of S3 or of a store speaking its API; options in s3_options.py). A new provider is
+a `Provider` subclass (base.py) and an entry in PROVIDERS."""
 
 from __future__ import annotations
 
@@ -13,10 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from folio.errors import ConfigError
-from folio.files.providers.base import Provider, Source, StaticMount
+from folio.files.providers.base import Provider, Source, StaticMount, StoreUnavailable
 from folio.files.providers.local import LocalProvider
+from folio.files.providers.s3 import S3Provider
+from folio.files.providers.s3_options import read_options
 
-__all__ = ["PROVIDERS", "LocalProvider", "Provider", "Source", "StaticMount", "provider_for"]
+__all__ = [
+    "PROVIDERS",
+    "LocalProvider",
+    "Provider",
+    "S3Provider",
+    "Source",
+    "StaticMount",
+    "StoreUnavailable",
+    "provider_for",
+]
 
 
 def _local(options: dict[str, Any], app_dir: Path) -> Provider:
@@ -24,8 +37,15 @@ def _local(options: dict[str, Any], app_dir: Path) -> Provider:
     return LocalProvider(app_dir / "public" / "uploads")
 
 
+def _s3(options: dict[str, Any], app_dir: Path) -> Provider:
+    return S3Provider(read_options(options))
+
+
 # provider name -> its factory, given the provider's options and the app directory
-PROVIDERS: dict[str, Callable[[dict[str, Any], Path], Provider]] = {"local": _local}
+PROVIDERS: dict[str, Callable[[dict[str, Any], Path], Provider]] = {
+    "local": _local,
+    "aws-s3": _s3,
+}
 
 
 def provider_for(plugins: dict[str, Any], app_dir: Path) -> Provider:

@@ -6,7 +6,13 @@ holding up the event loop, and a local one moves its file IO to a worker thread.
 
 What is stored comes as a local file (an upload streamed to disk), a readable binary stream,
 or bytes (an image format, a few hundred KB at most): a provider reads a file or stream as it
-sends it on, so that no upload need be held in memory whole."""
+sends it on, so that no upload need be held in memory whole.
+
+A provider whose objects are private (`private`) hands out URLs that only work signed:
+`signed_url` gives the URL to show for an object, wherever an answer shows a file (see
+`folio.content.signing`). A provider that cannot reach its store raises `StoreUnavailable`
+(503, the answer's `Retry-After` set), never half-stores an object under its key, and leaves
+the database to its caller."""
 
 from __future__ import annotations
 
@@ -15,8 +21,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, ClassVar
 
+from folio.errors import ServiceUnavailableError
+
 # what a provider stores: a local file's path, a binary stream read to its end, or bytes
 Source = Path | BinaryIO | bytes
+
+
+class StoreUnavailable(ServiceUnavailableError):
+    """The store could not be reached, failed, or refused a request (the cause is logged,
+    not shown: it names the store's address and account)."""
+
+    retry_after = 5
+
+    def __init__(self, message: str = "The file store is unavailable, try again later") -> None:
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -31,6 +49,8 @@ class Provider(ABC):
     """One storage backend; `name` is recorded in each file record's `provider`."""
 
     name: ClassVar[str]
+    # whether the stored objects can be read only through signed URLs (`signed_url`)
+    private: bool = False
 
     @abstractmethod
     async def put(self, key: str, source: Source, mime: str) -> str:
@@ -44,4 +64,14 @@ class Provider(ABC):
     def static_mount(self) -> StaticMount | None:
         """The directory to serve the stored objects from, for a provider whose URLs point
         back at this server; None when they are served elsewhere."""
+        return None
+
+    def signed_url(self, url: str) -> str:
+        """The URL an answer shows for an object recorded as stored at `url`: `url` itself,
+        unless the provider is private and `url` is one of its own objects' (then a
+        pre-signed URL, made without asking the store)."""
+        return url
+
+    async def close(self) -> None:
+        """Releases what the provider holds open (its connections), at the app's end."""
         return None

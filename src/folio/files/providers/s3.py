@@ -1,0 +1,353 @@
+"""The S3 upload provider (`aws-s3`): objects in a bucket of AWS S3 or of any store that
+speaks its API (MinIO, SeaweedFS, R2, Spaces), as the reference's S3 provider stores them.
+
+Object keys are `rootPath/` + the file's name (`hash` + `ext`); an object's URL is
+`baseUrl/key` when a `baseUrl` (a CDN) is set, else the store's own: `endpoint/bucket/key`
+(path style: `forcePathStyle`, an endpoint given by IP address or `localhost`, or a bucket
+name that is no DNS label) or `https://bucket.host/key`. A private bucket (`ACL: private`)
+shows its objects through URLs pre-signed for `signedUrlExpires` seconds; URLs under a
+`baseUrl` are not signed (the CDN serves them), as the reference does; a URL that names the
+bucket but another store's address (the store moved) is signed for the present one.
+
+Uploads are streamed: a file is read in chunks as it is sent, never whole. One larger than
+a part (`providerConfig.multipart.partSize`, 8 MiB by default) goes up as a multipart upload,
+`queueSize` parts at a time; a failed one is aborted, so no part is left behind and the key
+keeps what it held. Requests are signed here (SigV4, `folio.files.sigv4`) and sent with
+httpx; a store that cannot be reached, fails or refuses answers `StoreUnavailable` (503),
+its cause logged. Settings: `s3_options.py`."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import urlsplit
+
+import httpx
+
+from folio.files.providers.base import Provider, Source, StoreUnavailable
+from folio.files.providers.s3_options import S3Options
+from folio.files.sigv4 import Credentials, Signer, canonical_query, quote_path
+
+log = logging.getLogger("folio.files")
+
+# bytes read from a file and handed to the connection at a time
+CHUNK = 1024 * 1024
+# what a store's answer body may hold (an error, an upload id): more is not read
+MAX_ANSWER = 64 * 1024
+TIMEOUT = httpx.Timeout(connect=5.0, read=60.0, write=60.0, pool=60.0)
+
+
+def _path_style(options: S3Options, host: str) -> bool:
+    if options.force_path_style or host == "localhost":
+        return True
+    bucket = options.bucket
+    if "." in bucket or bucket != bucket.lower():
+        return True
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    headers: httpx.Headers
+    body: bytes
+
+
+async def _read_answer(response: httpx.Response) -> bytes:
+    """The answer's body, up to MAX_ANSWER bytes (a store's answers are small XML)."""
+    body = b""
+    async for piece in response.aiter_bytes():
+        body += piece
+        if len(body) >= MAX_ANSWER:
+            break
+    return body
+
+
+def _element(body: bytes, name: str) -> str | None:
+    """The text of the first element called `name` (any namespace) of an XML answer."""
+    try:
+        root = ET.fromstring(body)
+    except ET.ParseError:
+        return None
+    for element in root.iter():
+        if element.tag == name or element.tag.endswith("}" + name):
+            return element.text or ""
+    return None
+
+
+class S3Provider(Provider):
+    name = "aws-s3"
+
+    def __init__(self, options: S3Options) -> None:
+        self.options = options
+        self.private = options.private
+        endpoint = options.endpoint or f"https://s3.{options.region}.amazonaws.com"
+        scheme, _, netloc = endpoint.partition("://")
+        host = netloc.rsplit(":", 1)[0] if not netloc.endswith("]") else netloc
+        if _path_style(options, host):
+            self._host = netloc
+            self._bucket_path = "/" + quote_path(options.bucket)
+        else:
+            self._host = f"{options.bucket}.{netloc}"
+            self._bucket_path = ""
+        self._origin = f"{scheme}://{self._host}"
+        # the URL every object's URL starts with (its key follows)
+        self.object_base = f"{self._origin}{self._bucket_path}/"
+        self._prefix = f"{options.root_path}/" if options.root_path else ""
+        self._signer = Signer(
+            Credentials(options.access_key, options.secret_key, options.session_token),
+            options.region,
+        )
+        self._acl = {"x-amz-acl": options.acl} if options.acl else {}
+        self._client: httpx.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # ------------------------------------------------------------------ URLs
+    def object_key(self, key: str) -> str:
+        return self._prefix + key
+
+    def url(self, key: str) -> str:
+        """The URL recorded for the object `key` (unsigned)."""
+        path = quote_path(self.object_key(key))
+        if self.options.base_url:
+            return f"{self.options.base_url}/{path}"
+        return self.object_base + path
+
+    def signed_url(self, url: str) -> str:
+        if not self.private or self.options.base_url:
+            return url
+        key_path = self._key_path(url)
+        if key_path is None:
+            return url
+        path = f"{self._bucket_path}/{key_path}"
+        query = self._signer.presign("GET", self._host, path, self.options.signed_url_expires)
+        return f"{self._origin}{path}?{query}"
+
+    def _key_path(self, url: str) -> str | None:
+        """The object's path (encoded) in a URL of this bucket: one this provider made, or,
+        as the reference decides, one whose host or path names the bucket (a bucket whose
+        store moved); None for any other URL."""
+        if url.startswith(self.object_base):
+            return url[len(self.object_base) :].split("?", 1)[0]
+        parts = urlsplit(url)
+        bucket = self.options.bucket
+        if parts.scheme not in ("http", "https"):
+            return None
+        if parts.hostname and parts.hostname.startswith(bucket + "."):
+            return parts.path[1:] or None
+        head = f"/{quote_path(bucket)}/"
+        if parts.path.startswith(head):
+            return parts.path[len(head) :] or None
+        return None
+
+    # ------------------------------------------------------------------ requests
+    def _http(self) -> httpx.AsyncClient:
+        # a client per event loop: its pooled connections belong to the loop they were
+        # opened on
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client = httpx.AsyncClient(
+                timeout=TIMEOUT,
+                limits=httpx.Limits(max_connections=32, max_keepalive_connections=16),
+                transport=httpx.AsyncHTTPTransport(retries=1),
+            )
+            self._loop = loop
+        return self._client
+
+    async def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None and self._loop is asyncio.get_running_loop():
+            await client.aclose()
+
+    async def _send(
+        self,
+        method: str,
+        key: str,
+        query: Sequence[tuple[str, str]] = (),
+        *,
+        headers: dict[str, str] | None = None,
+        content: bytes | AsyncIterator[bytes] = b"",
+        length: int | None = None,
+        expect: tuple[int, ...] = (200,),
+    ) -> Answer:
+        """One signed request about the object `key`; StoreUnavailable unless it answers
+        one of `expect`."""
+        path = f"{self._bucket_path}/{quote_path(self.object_key(key))}"
+        given = headers or {}
+        # every x-amz- header is signed (S3 requires it); the others need not be
+        amz = {k: v for k, v in given.items() if k.lower().startswith("x-amz-")}
+        sent = {**given, **self._signer.headers(method, self._host, path, query, amz)}
+        if length is not None:
+            sent["Content-Length"] = str(length)
+        url = f"{self._origin}{path}"
+        if query:
+            url += "?" + canonical_query(query)
+        client = self._http()
+        try:
+            request = client.build_request(method, url, headers=sent, content=content)
+            response = await client.send(request, stream=True)
+            try:
+                body = await _read_answer(response)
+            finally:
+                await response.aclose()
+        except httpx.HTTPError as exc:
+            log.warning("file store %s: %s %s failed: %r", self._origin, method, key, exc)
+            raise StoreUnavailable() from exc
+        if response.status_code not in expect:
+            code = _element(body, "Code") or ""
+            log.warning(
+                "file store %s: %s %s answered %s %s",
+                self._origin,
+                method,
+                key,
+                response.status_code,
+                code,
+            )
+            raise StoreUnavailable()
+        return Answer(response.status_code, response.headers, body)
+
+    # ------------------------------------------------------------------ the provider
+    async def put(self, key: str, source: Source, mime: str) -> str:
+        headers = {"Content-Type": mime, **self._acl}
+        part = self.options.part_size
+        if isinstance(source, bytes):
+            if len(source) <= part:
+                await self._send("PUT", key, headers=headers, content=source, length=len(source))
+            else:
+                await self._multipart(key, headers, _bytes_parts(source, part))
+        elif isinstance(source, Path):
+            size = (await asyncio.to_thread(source.stat)).st_size
+            if size <= part:
+                chunks = _file_chunks(source, 0, size)
+                await self._send("PUT", key, headers=headers, content=chunks, length=size)
+            else:
+                await self._multipart(key, headers, _file_parts(source, size, part))
+        else:
+            first = await asyncio.to_thread(source.read, part)
+            if len(first) < part:
+                await self._send("PUT", key, headers=headers, content=first, length=len(first))
+            else:
+                await self._multipart(key, headers, _stream_parts(source, first, part))
+        return self.url(key)
+
+    async def _multipart(
+        self,
+        key: str,
+        headers: dict[str, str],
+        parts: AsyncIterator[tuple[int, bytes | AsyncIterator[bytes], int]],
+    ) -> None:
+        """A multipart upload of `parts` ((number, content, length)), `queueSize` at a
+        time; aborted when one fails."""
+        started = await self._send("POST", key, [("uploads", "")], headers=headers)
+        upload_id = _element(started.body, "UploadId")
+        if not upload_id:
+            log.warning("file store %s: no UploadId for %s", self._origin, key)
+            raise StoreUnavailable()
+        etags: dict[int, str] = {}
+        room = asyncio.Semaphore(self.options.queue_size)
+
+        async def send(number: int, content: bytes | AsyncIterator[bytes], length: int) -> None:
+            try:
+                query = [("partNumber", str(number)), ("uploadId", upload_id)]
+                done = await self._send("PUT", key, query, content=content, length=length)
+                etags[number] = done.headers.get("etag", "")
+            finally:
+                room.release()
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                pending = aiter(parts)
+                while True:
+                    # room first, then the next part: a stream's part is read only then
+                    await room.acquire()
+                    try:
+                        number, content, length = await anext(pending)
+                    except StopAsyncIteration:
+                        break
+                    group.create_task(send(number, content, length))
+            listed = "".join(
+                f"<Part><PartNumber>{n}</PartNumber><ETag>{_xml_text(etags[n])}</ETag></Part>"
+                for n in sorted(etags)
+            )
+            body = f"<CompleteMultipartUpload>{listed}</CompleteMultipartUpload>".encode()
+            done = await self._send(
+                "POST", key, [("uploadId", upload_id)], content=body, length=len(body)
+            )
+            # S3 may answer 200 with an error in the body
+            if _element(done.body, "Code") is not None:
+                log.warning("file store %s: completing %s failed", self._origin, key)
+                raise StoreUnavailable()
+        except BaseException as exc:
+            await self._abort(key, upload_id)
+            if isinstance(exc, BaseExceptionGroup):
+                # the first part that failed says why
+                raise exc.exceptions[0] from None
+            raise
+
+    async def _abort(self, key: str, upload_id: str) -> None:
+        try:
+            await self._send("DELETE", key, [("uploadId", upload_id)], expect=(204, 200, 404))
+        except StoreUnavailable:
+            # the store's own clean-up of incomplete uploads takes it from here
+            log.warning("file store %s: abort of the upload of %s failed", self._origin, key)
+
+    async def delete(self, key: str) -> None:
+        await self._send("DELETE", key, expect=(204, 200, 404))
+
+
+def _xml_text(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+async def _file_chunks(path: Path, offset: int, length: int) -> AsyncIterator[bytes]:
+    """`length` bytes of the file from `offset`, a chunk at a time, read off the loop."""
+    fd = await asyncio.to_thread(os.open, path, os.O_RDONLY)
+    try:
+        end = offset + length
+        while offset < end:
+            chunk = await asyncio.to_thread(os.pread, fd, min(CHUNK, end - offset), offset)
+            if not chunk:
+                raise StoreUnavailable("The uploaded file changed while it was stored")
+            offset += len(chunk)
+            yield chunk
+    finally:
+        os.close(fd)
+
+
+async def _file_parts(
+    path: Path, size: int, part: int
+) -> AsyncIterator[tuple[int, bytes | AsyncIterator[bytes], int]]:
+    for number, offset in enumerate(range(0, size, part), start=1):
+        length = min(part, size - offset)
+        yield number, _file_chunks(path, offset, length), length
+
+
+async def _bytes_parts(
+    data: bytes, part: int
+) -> AsyncIterator[tuple[int, bytes | AsyncIterator[bytes], int]]:
+    for number, offset in enumerate(range(0, len(data), part), start=1):
+        piece = data[offset : offset + part]
+        yield number, piece, len(piece)
+
+
+async def _stream_parts(
+    stream: BinaryIO, first: bytes, part: int
+) -> AsyncIterator[tuple[int, bytes | AsyncIterator[bytes], int]]:
+    """A stream of unknown length, a part at a time (each read whole: a stream cannot be
+    read from two places at once)."""
+    number, piece = 1, first
+    while piece:
+        yield number, piece, len(piece)
+        number += 1
+        piece = await asyncio.to_thread(stream.read, part)
