@@ -32,6 +32,7 @@ from folio.content.accounts.tokens import TokenService
 from folio.content.accounts.users import UserService
 from folio.content.documents import DocumentService
 from folio.content.files import FileService
+from folio.content.signing import UrlSigner
 from folio.content.sql.layout import build_layout
 from folio.content.sql.sharing import sync_sharing
 from folio.errors import ConfigError
@@ -88,6 +89,12 @@ class Folio:
         )
         # where uploaded files go (config/plugins: upload.config.provider)
         self.storage: Provider = provider_for(settings.raw.get("plugins", {}), settings.app_dir)
+        # a private bucket's files are shown through pre-signed URLs in every answer: the
+        # document service's and the file records' (content/signing.py)
+        if self.storage.private:
+            signer = UrlSigner(registry, self.storage)
+            self.documents.use(signer.middleware)
+            self.files.signer = signer
         self.hooks = load_hooks(settings.app_dir, registry)
         # what the app changes in its GraphQL schema (from `register`)
         self.graphql = GraphQLPlugin()
@@ -164,6 +171,7 @@ class Folio:
         await self.broadcast.close()
         await self.webhooks.close()
         await self.feed.close()
+        await self.storage.close()
         await self.limiters.close()
         await self.db.close()
 
