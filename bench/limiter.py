@@ -50,6 +50,8 @@ from folio.http.app import build_asgi  # noqa: E402
 
 PASSWORD = "bench-pass-1"
 LIMITS = {"users-permissions": {"config": {"ratelimit": {"interval": 3600000, "max": 10**9}}}}
+# each app's lifespan state, given to its requests as a server does
+STATES: dict[int, dict[str, Any]] = {}
 PUBLIC = {
     "roles": {"public": {"permissions": ["plugin::users-permissions.auth.*", "api::*"]}},
 }
@@ -81,7 +83,9 @@ async def call(app: Any, method: str, target: str, body: Any = None) -> tuple[in
         elif message["type"] == "http.response.body":
             chunks.append(message.get("body", b""))
 
-    await app(http_scope(method, target, headers), receive, send)
+    scope = http_scope(method, target, headers)
+    scope["state"] = dict(STATES.get(id(app), {}))  # what the app's start-up keeps
+    await app(scope, receive, send)
     raw = b"".join(chunks)
     return status, (json.loads(raw) if raw else None)
 
@@ -97,7 +101,9 @@ async def lifespan(app: Any) -> Callable[[], Awaitable[None]]:
     async def send(message: dict[str, Any]) -> None:
         await started.put(message)
 
-    task = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send))
+    state = STATES[id(app)] = {}
+    scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": state}
+    task = asyncio.create_task(app(scope, receive, send))
     message = await started.get()
     if message["type"] != "lifespan.startup.complete":
         raise SystemExit(f"start-up failed: {message}")
