@@ -250,7 +250,19 @@ class DocumentService:
         def program() -> Program:
             yield from self._reads.populator.load(schema, docs, entries, ctx)
 
-        await self._db.read(program())
+        if not self._middlewares:
+            await self._db.read(program())
+            return
+        # the middlewares see the documents filled in place (`next()` answers them), as the
+        # answers of the other reads: e.g. the file URLs a private bucket signs
+        given = {"populate": populate, "status": status, "locale": locale}
+        call = DocumentContext("populate", schema.uid, schema, given, principal)
+
+        async def inner(c: DocumentContext) -> list[dict[str, Any]]:
+            await self._db.read(program())
+            return docs
+
+        await run_chain(self._middlewares, call, inner)
 
     # ------------------------------------------------------------------ writes
     async def _call(

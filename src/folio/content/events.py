@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from folio.errors import FolioError
-from folio.schema.model import ContentType
+from folio.schema.model import Schema
 from folio.store.program import Pause
 
 log = logging.getLogger("folio.events")
@@ -192,13 +192,15 @@ def _name(fn: Any) -> str:
 @dataclass
 class DocumentContext:
     """What a document-service middleware sees: `action` (findMany, findOne, count,
-    create, update, delete, publish, unpublish), the type (`uid`, `content_type`) and the
+    create, update, delete, publish, unpublish, and populate: fields loaded into documents
+    read before, whose `content_type` may then be a component's schema), the type (`uid`,
+    `content_type`) and the
     call's `params` (a dict it may change: `documentId`, `data`, `locale`, `status`, and the
     read parameters). `principal`: who calls (None for trusted service calls)."""
 
     action: str
     uid: str
-    content_type: ContentType
+    content_type: Schema
     params: dict[str, Any]
     principal: Any = None
     state: dict[str, Any] = field(default_factory=dict)
