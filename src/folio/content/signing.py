@@ -173,8 +173,16 @@ class UrlSigner:
     # ------------------------------------------------------------------ the service's wrap
     async def middleware(self, ctx: DocumentContext, next: Callable[[], Awaitable[Any]]) -> Any:
         """The document service's answers, signed (a list's page, a document, a write's
-        answer); counts and deletions answer nothing to sign."""
+        answer, the documents `populate` loaded fields into); counts and deletions answer
+        nothing to sign."""
         result = await next()
+        if ctx.action == "populate" and isinstance(result, list):
+            # fields loaded into the caller's own copies of documents: set in place
+            for doc in result:
+                done = self.document(ctx.uid, doc)
+                if done is not doc:
+                    doc.update(done)
+            return result
         if isinstance(result, Page):
             documents = self.documents(ctx.uid, result.documents)
             if documents is not result.documents:
