@@ -6,6 +6,7 @@ session on free ports in a temporary directory, with one account whose signature
 
     store = shared()                  # started on first use, stopped when the tests end
     bucket = store.bucket()           # a new empty bucket, e.g. "t-3f9c0a1b"
+    PUBLIC_BUCKET                     # "public": the bucket anonymous clients may read
     store.provider_options(bucket, ACL="private", signedUrlExpires=60)
                                       # -> upload.config.providerOptions for plugins.json
     store.plugins(bucket, ...)        # -> the whole config/plugins.json object
@@ -17,7 +18,8 @@ session on free ports in a temporary directory, with one account whose signature
 for a test that stops it (`stop()`) and starts it again (`start()`: same address, same
 objects). The store answers on `store.endpoint` (http://127.0.0.1:PORT),
 region `us-east-1`, access key `store.access_key` / `store.secret_key`; anonymous requests
-are refused."""
+are refused, but reads of the bucket `public` (PUBLIC_BUCKET, shared: give each object a key
+of its own there)."""
 
 from __future__ import annotations
 
@@ -44,6 +46,9 @@ import httpx
 from folio.files.sigv4 import Credentials, Signer, canonical_query, quote_path
 
 REGION = "us-east-1"
+# the one bucket anonymous clients may read (made at start): a public bucket's URLs work
+# without a signature there, as a `public-read` bucket's do on S3
+PUBLIC_BUCKET = "public"
 START_TIMEOUT = 90.0
 # SeaweedFS components, each with an HTTP and a gRPC port of its own
 PORT_FLAGS = (
@@ -115,7 +120,9 @@ class S3Server:
             "credentials": [{"accessKey": self.access_key, "secretKey": self.secret_key}],
             "actions": ["Admin", "Read", "Write", "List", "Tagging"],
         }
-        config.write_text(json.dumps({"identities": [identity]}))
+        # anonymous clients may read the public bucket only
+        anonymous = {"name": "anonymous", "actions": [f"Read:{PUBLIC_BUCKET}"]}
+        config.write_text(json.dumps({"identities": [identity, anonymous]}))
         if not self.ports:
             self.ports = dict(zip(PORT_FLAGS, free_ports(len(PORT_FLAGS)), strict=True))
         ports = self.ports
@@ -153,6 +160,8 @@ class S3Server:
                 raise RuntimeError(f"the S3 store stopped at start:\n{self.log_tail()}")
             with contextlib.suppress(httpx.HTTPError):
                 if self._request("GET", "", "").status_code == 200:
+                    if self._request("PUT", PUBLIC_BUCKET, "").status_code not in (200, 409):
+                        raise RuntimeError(f"bucket {PUBLIC_BUCKET}: {self.log_tail()}")
                     return
             time.sleep(0.2)
         self.stop()

@@ -16,7 +16,7 @@ import pytest
 
 from tests.api.test_relations import ok, png, upload, upload_one
 from tests.conftest import Api, database_url, make_api
-from tests.s3server import S3Server, shared
+from tests.s3server import PUBLIC_BUCKET, S3Server, shared
 
 
 @pytest.fixture(scope="module")
@@ -145,3 +145,19 @@ def test_an_upload_refused_by_its_checks_stores_nothing(
     r = upload(s3, ("fake.png", b"not an image", "image/png"))
     assert r.status_code == 400
     assert store.keys(bucket) == []
+
+
+def test_a_public_buckets_urls_open_as_recorded(
+    backend: str, app_dir: Path, store: S3Server
+) -> None:
+    plugins = store.plugins(PUBLIC_BUCKET)
+    with s3_app(app_dir, database_url(backend, app_dir), plugins) as api:
+        image = png(600, 400)
+        record = upload_one(api, ("photo.png", image, "image/png"))
+        assert record["isUrlSigned"] is False and "?" not in record["url"]
+        assert store.fetch(record["url"]) == (200, image)
+        for fmt in record["formats"].values():
+            assert store.fetch(fmt["url"])[0] == 200
+        article = api.create("articles", {"title": "A", "cover": record["id"]})
+        shown = ok(api.get(f"/api/articles/{article['documentId']}?populate=cover"))["data"]
+        assert shown["cover"]["url"] == record["url"]
