@@ -174,6 +174,10 @@ def test_keys_and_urls() -> None:
     assert rooted.url("a.png") == "http://127.0.0.1:1/media/up/loads/a.png"
     cdn = provider(rootPath="up", baseUrl="https://cdn.example.com/")
     assert cdn.url("a.png") == "https://cdn.example.com/up/a.png"
+    # the origins a page showing the files must allow
+    assert cdn.origins() == ("https://cdn.example.com",)
+    assert rooted.origins() == ("http://127.0.0.1:1",)
+    assert provider(region="eu-west-1").origins() == ("https://media.s3.eu-west-1.amazonaws.com",)
 
 
 def test_signed_urls() -> None:

@@ -66,6 +66,11 @@ class Provider(ABC):
         back at this server; None when they are served elsewhere."""
         return None
 
+    def origins(self) -> tuple[str, ...]:
+        """The origins (`scheme://host[:port]`) the provider's URLs point at, other than
+        this server's: what a page showing the files must allow (its CSP `img-src`)."""
+        return ()
+
     def signed_url(self, url: str) -> str:
         """The URL an answer shows for an object recorded as stored at `url`: `url` itself,
         unless the provider is private and `url` is one of its own objects' (then a

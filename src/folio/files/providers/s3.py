@@ -124,6 +124,12 @@ class S3Provider(Provider):
             return f"{self.options.base_url}/{path}"
         return self.object_base + path
 
+    def origins(self) -> tuple[str, ...]:
+        if self.options.base_url:
+            parts = urlsplit(self.options.base_url)
+            return (f"{parts.scheme}://{parts.netloc}",)
+        return (self._origin,)
+
     def signed_url(self, url: str) -> str:
         if not self.private or self.options.base_url:
             return url
