@@ -266,3 +266,55 @@ def test_the_read_memo_of_one_host_sees_a_write_made_through_another(tmp_path: P
         assert r.status_code == 200, r.text
         assert names(list_path) == [("Second", "After")]
         assert names(one_path) == [("Second", "After")]
+
+
+def _cut_listeners(via: str) -> int:
+    """Ends the change listeners' connections from the server's side; how many."""
+    if via == "redis":
+        import redis
+
+        client = redis.Redis(host=REDIS[0], port=REDIS[1])
+        try:
+            ours = [c["id"] for c in client.client_list() if c.get("name") == "folio-changes"]
+            for found in ours:
+                client.client_kill_filter(_id=found)
+            return len(ours)
+        finally:
+            client.close()
+    import asyncio
+
+    import asyncpg
+
+    async def cut() -> int:
+        assert PG_URL
+        conn = await asyncpg.connect(PG_URL)
+        try:
+            rows = await conn.fetch(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE application_name = 'folio-listen' AND datname = current_database()"
+            )
+            return len(rows)
+        finally:
+            await conn.close()
+
+    return asyncio.run(cut())
+
+
+@pytest.mark.parametrize(("backend", "via"), [c for c in CASES if c[1] in ("notify", "redis")])
+def test_a_listener_that_lost_its_connection_reloads_everything_once_back(
+    tmp_path: Path, backend: str, via: str
+) -> None:
+    with two_hosts(tmp_path, backend, via) as (a, b):
+        token_id, key = make_token(a, "shared")
+        assert b.get("/api/articles", headers=bearer(key)).status_code == 200
+        broadcast = b.folio.broadcast
+        resets = broadcast.resets
+        assert _cut_listeners(via) >= 1
+        # back: every cache dropped, whatever was missed meanwhile
+        eventually(lambda: broadcast.resets > resets, "the listener is back and reloads")
+        r = admin(a, "DELETE", f"/admin/api-tokens/{token_id}")
+        assert r.status_code == 200, r.text
+        eventually(
+            lambda: b.get("/api/articles", headers=bearer(key)).status_code == 401,
+            "changes are heard again",
+        )

@@ -5,8 +5,9 @@ A request without an `Authorization` header is the public role. `Authorization: 
 is a user's JWT (three dot-separated parts) or an API token; anything else in that header is
 a 401. What a credential resolves to (its permission set) is cached for a few seconds, so a
 request costs a dictionary lookup, not a query; role changes in `config/permissions.json`
-and token or user changes made through this process apply at once, changes made by another
-process within the cache time.
+apply within a second, token or user changes made through this process at once, and those
+made through another process or host as soon as its change message arrives (the app wires
+`forget` to folio.broadcast); the cache time bounds what a lost message can leave stale.
 
 Drafts (`status=draft`) are readable by API tokens that may read the type, and by roles that
 may `update` the type (whoever may change a draft may see it); never by the public role

@@ -15,12 +15,17 @@ import contextlib
 import logging
 from typing import Any
 
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
 from folio.broadcast.base import Broadcaster
 from folio.redis_client import RedisHandle, safe_url
 
 log = logging.getLogger("folio.broadcast")
 
 CHANNEL = "folio:changes"
+# the subscriber connection's name, as CLIENT LIST shows it
+CLIENT_NAME = "folio-changes"
 PING_SECONDS = 30.0
 # seconds to wait for Redis when publishing (the subscriber waits for messages as long
 # as it takes)
@@ -54,7 +59,11 @@ class RedisBroadcaster(Broadcaster):
         delay = BACKOFF[0]
         down = False
         while True:
-            client: Any = self._handle.new_client(socket_timeout=None)
+            # no retry: redis-py would reconnect and subscribe again on its own, and the
+            # messages sent meanwhile would be missed without a word
+            client: Any = self._handle.new_client(
+                socket_timeout=None, client_name=CLIENT_NAME, retry=Retry(NoBackoff(), 0)
+            )
             pubsub: Any = client.pubsub()
             try:
                 await pubsub.subscribe(self.channel)

@@ -10,11 +10,14 @@ to every worker, each of which drains as one server does (server.Shutdown), and 
 them up to the drain's delay and grace and a margin for the app's own shut-down; a worker
 still there then is killed. A second signal is passed on (the workers end their delay).
 Its exit status is 0, or STARTUP_FAILURE when a worker could not start the app (every
-other one would fail the same way: nothing is restarted)."""
+other one would fail the same way: nothing is restarted). A supervisor killed outright takes
+its workers with it (on Linux: they get SIGTERM and drain)."""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import logging
 import multiprocessing
 import os
@@ -32,6 +35,8 @@ log = logging.getLogger("uvicorn.error")
 
 # seconds between two looks at the workers
 WATCH_SECONDS = 0.2
+# prctl's option: the signal a process gets when its parent dies (linux/prctl.h)
+PR_SET_PDEATHSIG = 1
 # a worker that dies this soon after its start is not started again before this long
 RESTART_PAUSE = 1.0
 # seconds past the drain's delay and grace that the workers are waited for (the app's own
@@ -43,11 +48,21 @@ def _serve(config: uvicorn.Config, delay: float, sock: socket.socket) -> None:
     """A worker's body (in its own interpreter)."""
     from folio.cli.server import FolioServer
 
+    _stop_with_parent()
     config.configure_logging()
     server = FolioServer(config, delay)
     server.run(sockets=[sock])
     if not server.started:
         raise SystemExit(STARTUP_FAILURE)
+
+
+def _stop_with_parent() -> None:
+    """Asks Linux to send this worker SIGTERM when its supervisor dies (killed: it had no
+    chance to stop its workers), so that no orphan keeps serving on the port; elsewhere,
+    nothing."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class Workers:
