@@ -26,10 +26,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
-import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -147,7 +145,6 @@ class S3Server:
             stdout=log,
             stderr=subprocess.STDOUT,
             cwd=self.directory,
-            start_new_session=True,
         )
         log.close()
         self._wait_ready()
@@ -176,11 +173,12 @@ class S3Server:
         process, self.process = self.process, None
         if process is None or process.poll() is not None:
             return
-        os.killpg(process.pid, signal.SIGTERM)
+        # one process runs every component of `weed mini`
+        process.terminate()
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            process.kill()
             process.wait(timeout=20)
 
     # ------------------------------------------------------------------ configuration
