@@ -163,11 +163,13 @@ class S3Provider(Provider):
         # opened on
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
-            self._client = httpx.AsyncClient(
-                timeout=TIMEOUT,
+            # a connection that cannot be opened is tried once more (the limits are the
+            # transport's: a client's own apply only to the transport it makes)
+            transport = httpx.AsyncHTTPTransport(
+                retries=1,
                 limits=httpx.Limits(max_connections=32, max_keepalive_connections=16),
-                transport=httpx.AsyncHTTPTransport(retries=1),
             )
+            self._client = httpx.AsyncClient(timeout=TIMEOUT, transport=transport)
             self._loop = loop
         return self._client
 
