@@ -154,7 +154,8 @@ class Folio:
             if problem is None:
                 raise
             raise problem from exc
-        changes = await self.db.write(sync_schema(self.db.dialect, build_layout(self.registry)))
+        dialect = self.db.dialect
+        changes = await self.db.write(sync_schema(dialect, build_layout(self.registry, dialect)))
         changes += await self.db.write(
             sync_sharing(self.registry, self.db.dialect, self.settings.default_locale)
         )

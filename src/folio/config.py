@@ -11,13 +11,17 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
 from folio.config_keys import check_keys
 from folio.errors import ConfigError
 from folio.startup import nearest
+
+# the scaffold's client and example URL
+from folio.store.urls import DEFAULT_CLIENT as DEFAULT_CLIENT
+from folio.store.urls import DEFAULT_URL, check_url, client_url, described
+from folio.store.urls import EXAMPLE_URL as EXAMPLE_URL
 
 CONFIG_NAMES = ("server", "database", "api", "plugins", "i18n", "middlewares", "admin", "webhooks")
 # every key read from these files is listed in folio.config_keys.KNOWN_KEYS (the others are
@@ -142,7 +146,7 @@ class Settings:
     app_dir: Path
     host: str = "127.0.0.1"
     port: int = 1337
-    database_url: str = "sqlite:///.tmp/data.db"
+    database_url: str = DEFAULT_URL
     # PostgreSQL connections a process keeps: (at least, at most); None: the driver's default
     database_pool: tuple[int, int | None] | None = None
     rest_default_limit: int = 25
@@ -197,15 +201,18 @@ class Settings:
         ]
 
 
-SUPPORTED_DATABASES = "sqlite, postgres"
-POSTGRES_CLIENTS = ("postgres", "postgresql", "pg")
-SQLITE_CLIENTS = ("sqlite", "better-sqlite3", "sqlite3")
+def database_banner(url: str) -> str:
+    """The database as the start-up banner names it: its kind and where it is (no user,
+    no password)."""
+    return described(url)
 
 
 def _database(db: dict[str, Any]) -> tuple[str | None, Any]:
     """The database URL and pool settings of config/database: `{"url"}`, Folio's
     `{"client", "connection": {...}, "pool"}` (or the connection's keys beside `client`), or
-    the reference's `{"connection": {"client", "connection": {...}, "pool"}}`."""
+    the reference's `{"connection": {"client", "connection": {...}, "pool"}}`. The URL of a
+    client and its connection is the store's to write (store.urls); an unknown client is
+    refused."""
     if not db:
         return None, None
     nested = db.get("connection")
@@ -217,38 +224,7 @@ def _database(db: dict[str, Any]) -> tuple[str | None, Any]:
     c: dict[str, Any] = inner if isinstance(inner, dict) else level
     if isinstance(c.get("connectionString"), str) and c["connectionString"]:
         return str(c["connectionString"]), pool
-    client = level.get("client", "sqlite")
-    if client in POSTGRES_CLIENTS:
-        schema = c.get("schema")
-        if schema not in (None, "", "public"):
-            raise ConfigError(
-                f"config/database: schema {schema!r} is not supported (tables live in `public`)"
-            )
-        user = quote(str(c.get("user", "postgres")), safe="")
-        password = c.get("password")
-        auth = f"{user}:{quote(str(password), safe='')}@" if password else f"{user}@"
-        ssl = "?sslmode=require" if c.get("ssl") else ""
-        return (
-            f"postgresql://{auth}{c.get('host', '127.0.0.1')}:{c.get('port', 5432)}/"
-            f"{c.get('database', 'folio')}{ssl}"
-        ), pool
-    if client in SQLITE_CLIENTS:
-        return f"sqlite:///{c.get('filename', '.tmp/data.db')}", pool
-    raise ConfigError(
-        f"config/database: client {client!r} is not supported (supported: {SUPPORTED_DATABASES})"
-    )
-
-
-def _check_database_url(url: str, where: str) -> None:
-    """A URL Folio has a driver for (sqlite:///path, postgresql://...)."""
-    scheme = url.partition(":")[0].lower()
-    if url.startswith("sqlite:") or scheme in ("postgres", "postgresql"):
-        return
-    shown = scheme if ":" in url else url
-    raise ConfigError(
-        f"{where}: database {shown!r} is not supported (supported: {SUPPORTED_DATABASES}: "
-        "sqlite:///path/to/file.db or postgresql://user@host:5432/database)"
-    )
+    return client_url(level.get("client", DEFAULT_CLIENT), c), pool
 
 
 # api.json `rest` keys of the bounds of one read (whole numbers, 1 or more)
@@ -365,7 +341,7 @@ def _environment(s: Settings) -> None:
     if os.environ.get("DATABASE_URL", "") != "":
         s.database_url = os.environ["DATABASE_URL"]
         s.database_from = "DATABASE_URL"
-    _check_database_url(s.database_url, s.database_from)
+    check_url(s.database_url, s.database_from)
     if "DATABASE_POOL_MIN" in os.environ or "DATABASE_POOL_MAX" in os.environ:
         low, high = s.database_pool or (None, None)
         s.database_pool = _pool(

@@ -78,7 +78,7 @@ def world(
             api,
             "UPDATE api_tokens SET expires_at = ? WHERE id = ?",
             (
-                "2000-01-01T00:00:00.000Z" if api.folio.db.dialect == "sqlite" else _past(),
+                "2000-01-01T00:00:00.000Z" if api.folio.db.dialect.name == "sqlite" else _past(),
                 expired_id,
             ),
         )

@@ -208,13 +208,27 @@ def test_a_config_file_folio_does_not_read_is_refused(app_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("client", ["mysql", "mysql2", "mariadb"])
-def test_an_unsupported_client_is_refused(app_dir: Path, client: str) -> None:
+def test_a_mysql_client_selects_mysql(app_dir: Path, client: str) -> None:
+    connection = {"host": "db", "user": "folio", "password": "p@ss", "database": "blog"}
+    _write(app_dir, "config/database.json", {"client": client, "connection": connection})
+    assert load_settings(app_dir).database_url == "mysql://folio:p%40ss@db:3306/blog"
+
+
+@pytest.mark.parametrize("client", ["oracledb", "mssql", "", 3])
+def test_an_unsupported_client_is_refused(app_dir: Path, client: Any) -> None:
     _write(app_dir, "config/database.json", {"client": client, "connection": {"host": "db"}})
     with pytest.raises(ConfigError) as caught:
         load_settings(app_dir)
     assert str(caught.value) == (
-        f"config/database: client {client!r} is not supported (supported: sqlite, postgres)"
+        f"config/database: client {client!r} is not supported "
+        "(supported: sqlite, postgres, mysql (MySQL 8, MariaDB 10.6+))"
     )
+
+
+@pytest.mark.parametrize("url", ["mysql://root@127.0.0.1:3306/x", "mariadb://root@db/x"])
+def test_a_mysql_url_is_taken(app_dir: Path, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert load_settings(app_dir).database_url == url
 
 
 def test_the_references_database_form_is_read(app_dir: Path) -> None:

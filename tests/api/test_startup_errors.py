@@ -133,9 +133,10 @@ CONFIGURATION: dict[str, tuple[Mistake, str]] = {
         ),
         "config/plugins: graphql.config.depthLimit must be a whole number (got 'seven')",
     ),
-    "mysql client in database.json": (
-        lambda app: _write(app / "config" / "database.json", '{"client": "mysql2"}'),
-        "config/database: client 'mysql2' is not supported (supported: sqlite, postgres)",
+    "unknown client in database.json": (
+        lambda app: _write(app / "config" / "database.json", '{"client": "oracledb"}'),
+        "config/database: client 'oracledb' is not supported (supported: sqlite, postgres, "
+        "mysql (MySQL 8, MariaDB 10.6+))",
     ),
 }
 
@@ -156,9 +157,10 @@ def test_a_configuration_mistake_is_one_line_and_exit_2(
     [
         ({"PORT": "abc"}, "PORT must be a port number, 1 to 65535 (got 'abc')"),
         (
-            {"DATABASE_URL": "mysql://folio@127.0.0.1/folio"},
-            "DATABASE_URL: database 'mysql' is not supported (supported: sqlite, postgres: "
-            "sqlite:///path/to/file.db or postgresql://user@host:5432/database)",
+            {"DATABASE_URL": "mongodb://folio@127.0.0.1/folio"},
+            "DATABASE_URL: database 'mongodb' is not supported (supported: sqlite, postgres, "
+            "mysql (MySQL 8, MariaDB 10.6+): sqlite:///path/to/file.db, "
+            "postgresql://user@host:5432/database or mysql://user@host:3306/database)",
         ),
     ],
     ids=["PORT", "DATABASE_URL"],

@@ -1485,7 +1485,7 @@ def test_a_lists_total_follows_every_write(api: Api) -> None:
     assert api.delete(f"/api/articles/{first['documentId']}").status_code == 204
     assert (total(), total(filtered)) == (1, 1)
     # a write of another process (another connection to the same database)
-    if api.folio.db.dialect == "sqlite":
+    if api.folio.db.dialect.name == "sqlite":
         import sqlite3
 
         other = sqlite3.connect(api.folio.db.path)  # type: ignore[attr-defined]

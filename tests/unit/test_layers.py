@@ -233,3 +233,56 @@ def test_the_database_rule_sees_a_front_end_reaching_the_database() -> None:
         "d = folio.documents.find(ct, params, principal)\n"
     )
     assert _database_accesses(tree) == [1, 2]
+
+
+# the names databases and their clients go by: only the store (store/urls.py, store/dialects/)
+# says them; everything else asks the dialect (`Database.dialect`) by capability or method
+DIALECT_NAME = re.compile(
+    r"\b(postgres(ql)?|pg|sqlite3?|better-sqlite3|mysql2?|mariadb)\b", re.IGNORECASE
+)
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    """The string constants that are docstrings (prose may speak of the databases)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _dialect_names(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, text) of the string literals (f-strings' literal parts included) that name a
+    database, docstrings aside."""
+    skip = _docstrings(tree)
+    return sorted(
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in skip
+        and DIALECT_NAME.search(node.value)
+    )
+
+
+def test_only_the_store_names_databases() -> None:
+    problems = []
+    for rel, _, tree in _modules():
+        if rel.parts[0] == "store":
+            continue
+        problems += [f"{rel}:{line}: {text[:60]!r}" for line, text in _dialect_names(tree)]
+    assert problems == []
+
+
+def test_the_dialect_rule_sees_names_of_databases() -> None:
+    tree = ast.parse(
+        '"""A docstring may say PostgreSQL."""\n'
+        'if db.dialect == "postgres": pass\n'
+        'sqlite = name in ("sqlite", "better-sqlite3")\n'
+        'url = f"mysql://{host}/db"\n'
+        'clients = {"pg": 1, "MariaDB": 2}\n'
+        'ok = ("jpg", "postgresfoo", "page")\n'
+    )
+    assert [line for line, _ in _dialect_names(tree)] == [2, 3, 3, 4, 5, 5]

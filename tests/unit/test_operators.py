@@ -14,6 +14,8 @@ from folio.content.sql.operators import OPERATORS
 from folio.content.sql.where import compile_where, null_value, shape_of
 from folio.errors import ValidationError
 from folio.schema.loader import load_registry
+from folio.store.dialects.postgres import POSTGRES
+from folio.store.dialects.sqlite import SQLITE
 
 REGISTRY = load_registry(Path(__file__).parents[1] / "fixtures" / "blog")
 ARTICLE = REGISTRY.content_types["api::article.article"]
@@ -129,8 +131,8 @@ def test_operator(
 ) -> None:
     node = FilterParser(REGISTRY).parse(ARTICLE, {"title": {op: operand}})
     assert node is not None
-    assert compile_where(node, "sqlite") == sqlite
-    assert compile_where(node, "postgres") == postgres
+    assert compile_where(node, SQLITE) == sqlite
+    assert compile_where(node, POSTGRES) == postgres
     assert null_value(shape_of(node, "published", False)) is on_null
 
 
@@ -149,14 +151,14 @@ def test_values_are_bound_in_the_dialects_form(
     field: str, operand: str, sqlite: Any, postgres: Any
 ) -> None:
     node = FilterParser(REGISTRY).parse(ARTICLE, {field: {"$eq": operand}})
-    assert compile_where(node, "sqlite")[1] == [sqlite]
-    assert compile_where(node, "postgres")[1] == [postgres]
+    assert compile_where(node, SQLITE)[1] == [sqlite]
+    assert compile_where(node, POSTGRES)[1] == [postgres]
 
 
 def test_text_operators_cast_other_kinds_to_text() -> None:
     node = FilterParser(REGISTRY).parse(ARTICLE, {"views": {"$startsWith": "1"}})
-    assert compile_where(node, "sqlite") == ('CAST(t."views" AS TEXT) GLOB ?', ["1*"])
-    assert compile_where(node, "postgres") == ('CAST(t."views" AS TEXT) LIKE ?', ["1%"])
+    assert compile_where(node, SQLITE) == ('CAST(t."views" AS TEXT) GLOB ?', ["1*"])
+    assert compile_where(node, POSTGRES) == ('CAST(t."views" AS TEXT) LIKE ?', ["1%"])
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from folio.content.query import Query
 from folio.content.sql.select import TypeReader
 from folio.content.sql.where import compile_where
 from folio.schema.loader import load_registry
+from folio.store.dialects import dialect_for
 
 REGISTRY = load_registry(Path(__file__).parents[1] / "fixtures" / "blog")
 TYPES = {ct.singular: ct for ct in REGISTRY.content_types.values()}
@@ -98,7 +99,7 @@ def test_where(
     params: list[Any],
 ) -> None:
     node = FilterParser(REGISTRY).parse(TYPES[singular], filters)
-    text, bound = compile_where(node, dialect, "t", status, locale)
+    text, bound = compile_where(node, dialect_for(dialect), "t", status, locale)
     assert text == sql
     assert bound == params
 
@@ -116,7 +117,7 @@ def test_a_related_sort_reads_the_related_rows_in_the_reads_status(
     dialect: str, status: str
 ) -> None:
     query = _query("category", {"sort": "articles.title:desc", "status": status})
-    plan = TypeReader(TYPES["category"], dialect).find_statements(query, "en")
+    plan = TypeReader(TYPES["category"], dialect_for(dialect)).find_statements(query, "en")
     flag = "IS NOT NULL" if status == "published" else "IS NULL"
     subquery = (
         f'(SELECT x0."title" {ARTICLES_OF_CATEGORY.replace("tl", "l0").replace("tx", "x0")} '
@@ -134,7 +135,7 @@ def test_a_related_sort_reads_the_related_rows_in_the_reads_status(
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_a_first_page_has_its_bounds_written_in_on_postgres(dialect: str) -> None:
-    reader = TypeReader(TYPES["article"], dialect)
+    reader = TypeReader(TYPES["article"], dialect_for(dialect))
     first = reader.find_statements(_query("article", {"pagination": {"pageSize": "10"}}), "en")
     second = reader.find_statements(
         _query("article", {"pagination": {"pageSize": "10", "page": "2"}}), "en"
@@ -152,7 +153,7 @@ def test_a_first_page_has_its_bounds_written_in_on_postgres(dialect: str) -> Non
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_a_page_of_one_version_set(dialect: str) -> None:
     query = _query("article", {"locale": "fr", "status": "draft", "pagination": {"page": "2"}})
-    plan = TypeReader(TYPES["article"], dialect).find_statements(query, "fr")
+    plan = TypeReader(TYPES["article"], dialect_for(dialect)).find_statements(query, "fr")
     flag = "(t.published_at IS NULL) = 1" if dialect == "sqlite" else "t.published_at IS NULL"
     assert f"WHERE t.locale = ? AND {flag} ORDER BY t.id ASC LIMIT ? OFFSET ?" in plan.page
     if dialect == "sqlite":

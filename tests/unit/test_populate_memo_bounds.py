@@ -22,6 +22,7 @@ from folio.content.sql.load import (
     _weigh_rows,
 )
 from folio.schema.loader import load_registry
+from folio.store.dialects.sqlite import SQLITE
 from folio.store.program import Stmt, Version
 from tests.conftest import FIXTURES
 
@@ -48,7 +49,7 @@ def run(
 
 
 def test_single_parent_statements_with_long_texts_stay_within_the_budget() -> None:
-    populator = Populator(load_registry(FIXTURES / "blog"), "sqlite")
+    populator = Populator(load_registry(FIXTURES / "blog"), SQLITE)
     populator.memo = RowMemo(BUDGET)
     padding = "x" * 800
     gc.collect()
@@ -72,7 +73,7 @@ def test_single_parent_statements_with_long_texts_stay_within_the_budget() -> No
 
 
 def test_rows_are_remembered_per_parent_under_the_token() -> None:
-    populator = Populator(load_registry(FIXTURES / "blog"), "sqlite")
+    populator = Populator(load_registry(FIXTURES / "blog"), SQLITE)
     sql = f"SELECT t.name, l.source_id FROM links l WHERE {KEYS}"
 
     def read(keys: list[int], token: Any, rows: list[Any]) -> tuple[list[Any], list[Stmt]]:

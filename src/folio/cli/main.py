@@ -49,19 +49,9 @@ def app_problem(path: str) -> str | None:
     return None
 
 
-def _database(url: str) -> str:
-    """The database to show in the banner (no password)."""
-    if url.startswith("sqlite"):
-        return "sqlite " + url.split(":///", 1)[-1]
-    scheme, _, rest = url.partition("://")
-    return f"{scheme} {rest.rpartition('@')[2]}"
-
-
 def _serve(args: argparse.Namespace, reload: bool) -> int:
-    import uvicorn
-
     from folio.cli.preflight import ASGI_FACTORY, preflight
-    from folio.config import environment_settings, load_settings
+    from folio.config import database_banner, environment_settings, load_settings
     from folio.logformat import configure_logging
     from folio.startup import exit_code, file_problem
 
@@ -97,7 +87,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         return exit_code(problem)
     os.environ["FOLIO_APP_DIR"] = str(app_dir)
     banner = (
-        f"folio {__version__} · app {app_dir} · database {_database(settings.database_url)}"
+        f"folio {__version__} · app {app_dir} · database {database_banner(settings.database_url)}"
         f" · http://{host}:{port} · environment {environment()}"
         f" · admin panel http://{host}:{port}/admin"
     )
@@ -106,7 +96,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
 
         banner = line("json", banner)
     print(banner, flush=True)
-    from folio.cli.server import server_options
+    from folio.cli.server import run_server, server_options
 
     options = server_options(settings, host, port, args.log_level, args.log_format)
     if reload:
@@ -119,8 +109,7 @@ def _serve(args: argparse.Namespace, reload: bool) -> int:
         options["reload_includes"] = ["*.py", "*.json"]
     elif args.workers and args.workers > 1:
         options["workers"] = args.workers
-    uvicorn.run(ASGI_FACTORY, **options)
-    return 0
+    return run_server(ASGI_FACTORY, options)
 
 
 def _locale(args: argparse.Namespace) -> int:

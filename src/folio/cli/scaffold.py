@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from folio.auth.permissions import AUTHENTICATED, DEFAULT_ROLES, PUBLIC
+from folio.config import DEFAULT_CLIENT, EXAMPLE_URL
 
 I18N = {"i18n": {"localized": True}}
 
@@ -146,7 +147,7 @@ GLOBAL = {
 
 CONFIG: dict[str, Any] = {
     "server": {"host": "127.0.0.1", "port": 1337},
-    "database": {"client": "sqlite", "connection": {"filename": ".tmp/data.db"}},
+    "database": {"client": DEFAULT_CLIENT, "connection": {"filename": ".tmp/data.db"}},
     "api": {"rest": {"defaultLimit": 25, "maxLimit": 100, "withCount": True}},
     "i18n": {
         "defaultLocale": "en",
@@ -222,7 +223,7 @@ def scaffold(target: Path) -> list[Path]:
     (target / "public" / "uploads" / ".keep").write_text("")
     (target / ".gitignore").write_text(".tmp/\npublic/uploads/*\n!public/uploads/.keep\n.env\n")
     (target / ".env.example").write_text(
-        "HOST=127.0.0.1\nPORT=1337\n# DATABASE_URL=postgresql://postgres@127.0.0.1:5432/folio\n"
+        f"HOST=127.0.0.1\nPORT=1337\n# DATABASE_URL={EXAMPLE_URL}\n"
         "JWT_SECRET=\nAPI_TOKEN_SALT=\nADMIN_API_KEY=\n"
     )
     env = target / ".env"

@@ -34,6 +34,7 @@ from folio.content.sql.layout import (
 from folio.errors import ValidationError
 from folio.schema.kinds.base import InvalidValue
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
+from folio.store.dialects.base import Dialect
 from folio.store.program import Program
 
 Converter = Callable[[Any], Any]
@@ -71,7 +72,7 @@ class _Shape:
     """How one schema's rows are written: its scalar columns and their converters, its
     component fields."""
 
-    def __init__(self, schema: Schema, dialect: str) -> None:
+    def __init__(self, schema: Schema, dialect: Dialect) -> None:
         self.schema = schema
         # text attributes first: their archived strings are their stored values, taken
         # as they are once their types are checked together (`_scalars`)
@@ -95,7 +96,7 @@ class BulkLoad:
     def __init__(
         self,
         registry: Registry,
-        dialect: str,
+        dialect: Dialect,
         default_locale: str,
         types: Collection[str] | None = None,
     ) -> None:

@@ -14,6 +14,7 @@ from folio.content.sql.writes import Tail, Writes
 from folio.schema.builtins import FILE_UID
 from folio.schema.model import ContentType
 from folio.schema.values import now_utc
+from folio.store.dialects.base import Dialect
 from folio.store.program import Program
 
 # the reference's event for a draft replaced by its published version (the admin's discard);
@@ -22,7 +23,7 @@ DRAFT_DISCARD = "entry.draft-discard"
 
 
 class EventRecorder:
-    def __init__(self, writes: Writes, dialect: str, bus: EventBus) -> None:
+    def __init__(self, writes: Writes, dialect: Dialect, bus: EventBus) -> None:
         self.writes = writes
         self.dialect = dialect
         self.bus = bus

@@ -39,7 +39,7 @@ def feed_for(documents: DocumentService, settings: FeedSettings, listen: Listen 
         return NotifyFeed(documents, settings, listen)
     if settings.watch == "notify":
         raise ConfigError(
-            "config/api: realtime.watch is notify, but this database has no notifications "
-            "(SQLite): use poll or auto"
+            "config/api: realtime.watch is notify, but this database has no notifications: "
+            "use poll or auto"
         )
     return PollingFeed(documents, settings)

@@ -134,9 +134,7 @@ def _guarded(
 READY_TIMEOUT = 5.0
 
 
-def _ping(dialect: str) -> Program:
-    # SQLite answers `SELECT 1` without reading its file
-    sql = "SELECT count(*) FROM sqlite_master" if dialect == "sqlite" else "SELECT 1"
+def _ping(sql: str) -> Program:
     rows = yield Stmt(sql)
     return rows
 
@@ -145,7 +143,7 @@ async def check_ready(db: Any) -> None:
     """Returns when the database answers a statement and no outage is under way; raises
     the 503 otherwise."""
     try:
-        await asyncio.wait_for(db.read(_ping(db.dialect)), READY_TIMEOUT)
+        await asyncio.wait_for(db.read(_ping(db.dialect.ping())), READY_TIMEOUT)
     except TimeoutError:
         raise unavailable("The database did not answer in time") from None
     availability: Availability | None = getattr(db, "availability", None)

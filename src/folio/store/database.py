@@ -4,6 +4,7 @@ what to say when that URL cannot be used (one line, without the password)."""
 from __future__ import annotations
 
 import errno
+import importlib
 import socket
 import sqlite3
 from abc import ABC, abstractmethod
@@ -11,15 +12,18 @@ from collections.abc import Callable
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from folio.errors import ConfigError, ValidationError
+from folio.errors import ConfigError
 from folio.startup import EnvironmentProblem
+from folio.store.dialects.base import Dialect, invalid_value
 from folio.store.program import Program, Stmt
+from folio.store.urls import EXAMPLES, engine_of, shown_url
 
 
 class Database(ABC):
-    """Runs programs: reads on a reader connection, writes in one transaction."""
+    """Runs programs: reads on a reader connection, writes in one transaction. `dialect`:
+    the database's SQL (store.dialects), which whatever builds statements asks."""
 
-    dialect: str
+    dialect: Dialect
     url: str
 
     @abstractmethod
@@ -67,48 +71,40 @@ class Listening(Protocol):
     async def close(self) -> None: ...
 
 
-def invalid_value(reason: str) -> ValidationError:
-    """The answer to a value a database refused: named by kind, never with SQL text."""
-    lowered = reason.lower()
-    if "0x00" in lowered or "\\u0000" in lowered or "nul character" in lowered:
-        message = "Text values cannot contain the NUL character"
-    elif "range" in lowered or "too large" in lowered or "overflow" in lowered:
-        message = "A number is out of the supported range"
-    else:
-        message = "Invalid value"
-    return ValidationError(message, {"errors": [{"path": [], "message": message}]})
-
-
 def open_database(
     url: str, app_dir: str | None = None, pool: tuple[int, int | None] | None = None
 ) -> Database:
-    """The database of `url`; `pool`: PostgreSQL's (min, max) connections (SQLite has one
-    writer and a reader per thread, whatever it says)."""
-    if url.startswith(("postgres://", "postgresql://")):
+    """The database of `url`; `pool`: the (min, max) connections of a server database
+    (SQLite has one writer and a reader per thread, whatever it says)."""
+    engine = engine_of(url)
+    if engine == "postgres":
         from folio.store.postgres import PostgresDatabase
 
         if pool is None:
             return PostgresDatabase(url)
         return PostgresDatabase(url, pool[0], pool[1])
-    if url.startswith("sqlite:"):
+    if engine == "sqlite":
         from folio.store.sqlite import SqliteDatabase
 
         return SqliteDatabase(url, app_dir)
+    if engine == "mysql":
+        try:
+            # written by its own module, imported only for a MySQL URL
+            module = importlib.import_module("folio.store.mysql")
+        except ModuleNotFoundError as exc:
+            if exc.name != "folio.store.mysql":
+                raise ConfigError(
+                    f"database {shown_url(url)}: the MySQL driver is not installed ({exc.name})"
+                ) from None
+            raise ConfigError(
+                f"database {shown_url(url)}: MySQL and MariaDB are not available in this "
+                "build of Folio (folio.store.mysql is missing)"
+            ) from None
+        mysql: Any = module.MySQLDatabase
+        db: Database = mysql(url) if pool is None else mysql(url, pool[0], pool[1])
+        return db
     scheme = url.partition(":")[0] if ":" in url else url
-    raise ConfigError(
-        f"database {scheme!r} is not supported (supported: sqlite:///path/to/file.db, "
-        "postgresql://user@host:5432/database)"
-    )
-
-
-def shown_url(url: str) -> str:
-    """The URL without its password."""
-    if url.startswith("sqlite:"):
-        return url
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    return url.replace(f":{parts.password}@", ":***@", 1)
+    raise ConfigError(f"database {scheme!r} is not supported (supported: {EXAMPLES})")
 
 
 # PostgreSQL's answers that say the URL names something wrong (rather than that the
@@ -150,3 +146,13 @@ def connection_problem(exc: BaseException, url: str, where: str) -> ConfigError 
     if isinstance(exc, ValueError):  # the driver could not make sense of the URL
         return ConfigError(f"{prefix}: {first}")
     return None
+
+
+__all__ = [
+    "Database",
+    "Listening",
+    "connection_problem",
+    "invalid_value",
+    "open_database",
+    "shown_url",
+]

@@ -1,5 +1,6 @@
 """PostgreSQL driver on asyncpg connections (a pool of its own: store.pgpool). Statements
-are written with `?` placeholders and rewritten once per distinct text to `$n`. A server
+are written with `?` placeholders and rewritten once per distinct text to `$n` (the
+dialect's `driver_sql`). A server
 that cannot be reached, is shutting down, terminated the connection or is out of
 connections or disk is answered 503, logged once per outage (store.availability)."""
 
@@ -13,33 +14,16 @@ from typing import Any
 
 import asyncpg
 
-from folio.caches import BoundedCache
 from folio.errors import FolioError
 from folio.store.availability import Availability
-from folio.store.database import Database, invalid_value
+from folio.store.database import Database
+from folio.store.dialects.base import RETRY
+from folio.store.dialects.postgres import POSTGRES
 from folio.store.pglisten import Listener
 from folio.store.pgpool import ConnectionPool
 from folio.store.program import Batch, Pause, Program, Rows, Stmt, Version
 from folio.store.upkeep import Upkeep
 from folio.store.upkeep import enabled as upkeep_enabled
-
-_converted: BoundedCache[str] = BoundedCache(4096, 32 * 1024 * 1024)
-
-
-def to_numbered(sql: str) -> str:
-    """`?` -> `$1, $2, ...` (the core never writes `?` inside literals)."""
-    cached = _converted.get(sql)
-    if cached is not None:
-        return cached
-    parts = sql.split("?")
-    out = [parts[0]]
-    for i, part in enumerate(parts[1:], start=1):
-        out.append(f"${i}")
-        out.append(part)
-    text = "".join(out)
-    _converted.put(sql, text, 200 + len(sql) + len(text))
-    return text
-
 
 STATEMENT_CACHE = 1024
 # the application name of a listening session (`listen`)
@@ -99,9 +83,10 @@ def default_pool_max() -> int:
 
 
 class PostgresDatabase(Database):
-    dialect = "postgres"
-
     def __init__(self, url: str, min_size: int = 1, max_size: int | None = None) -> None:
+        self.dialect = POSTGRES
+        # `?` -> `$n`, once per distinct text
+        self._driver_sql = self.dialect.driver_sql
         self.url = url
         self.min_size = min_size
         self.max_size = max_size if max_size is not None else default_pool_max()
@@ -160,7 +145,7 @@ class PostgresDatabase(Database):
 
     async def _one(self, conn: Any, stmt: Stmt) -> Any:
         self._count += 1
-        sql = to_numbered(stmt.sql)
+        sql = self._driver_sql(stmt.sql)
         try:
             if stmt.rows:
                 return await conn.fetch(sql, *stmt.params)
@@ -168,7 +153,10 @@ class PostgresDatabase(Database):
         except asyncpg.DataError as exc:
             # a value the database cannot hold or read (a NUL character in a text, a number
             # past the column's range): the client's input, answered as such
-            raise invalid_value(str(exc)) from None
+            error = self.dialect.folio_error(exc)
+            if error is None:
+                raise
+            raise error from None
         tail = status.rsplit(" ", 1)[-1]
         return int(tail) if tail.isdecimal() else 0
 
@@ -261,9 +249,10 @@ class PostgresDatabase(Database):
                 async with self._connection(True) as conn, conn.transaction():
                     result = await self._run(conn, current, writing=True)
                 break
-            except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError):
-                # the other transaction went through; this one, rolled back, runs again
-                if attempt + 1 == attempts:
+            except asyncpg.PostgresError as exc:
+                # a deadlock or a serialization failure: the other transaction went
+                # through; this one, rolled back, runs again
+                if self.dialect.error_kind(exc) != RETRY or attempt + 1 == attempts:
                     raise
             await asyncio.sleep(0.005 * (attempt + 1))
         if self.upkeep is not None:

@@ -17,16 +17,6 @@ def marks(n: int) -> str:
     return ", ".join("?" * n)
 
 
-def one_of(col: str, values: Sequence[Any], dialect: str) -> tuple[str, list[Any]]:
-    """The condition that `col` is one of `values`, and its parameters. PostgreSQL gets one
-    array parameter (`= ANY(?)`): the statement's text, and so its prepared statement and
-    plan on each connection, stays the same whatever the number of values. SQLite, which
-    has no arrays, an IN list."""
-    if dialect == "postgres":
-        return f"{col} = ANY(?)", [list(values)]
-    return f"{col} IN ({marks(len(values))})", list(values)
-
-
 class Stmt:
     """One statement with `?` placeholders; `rows` says whether its rows are wanted;
     `memo`: a read whose answer a database may keep and give again while nothing has been
@@ -96,9 +86,10 @@ class Rows:
         self.columns = tuple(columns)
         self.rows = rows
 
-    def insert_sql(self) -> str:
-        names = ", ".join(f'"{c}"' for c in self.columns)
-        return f'INSERT INTO "{self.table}" ({names}) VALUES ({marks(len(self.columns))})'
+    def insert_sql(self, quote: Callable[[str], str]) -> str:
+        """The INSERT of one row, names quoted by `quote` (the dialect's)."""
+        names = ", ".join(quote(c) for c in self.columns)
+        return f"INSERT INTO {quote(self.table)} ({names}) VALUES ({marks(len(self.columns))})"
 
 
 Program = Generator[Stmt | Batch | Version | Pause | Rows, Any, Any]

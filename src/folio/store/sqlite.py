@@ -28,7 +28,8 @@ from typing import Any
 
 from folio.caches import BoundedCache, weigh
 from folio.store.availability import guard_sqlite
-from folio.store.database import Database, invalid_value
+from folio.store.database import Database
+from folio.store.dialects.sqlite import SQLITE
 from folio.store.program import Batch, Pause, Program, Rows, Stmt, Version
 
 log = logging.getLogger("folio")
@@ -67,9 +68,8 @@ def sqlite_path(url: str, app_dir: str | None) -> str:
 
 
 class SqliteDatabase(Database):
-    dialect = "sqlite"
-
     def __init__(self, url: str, app_dir: str | None = None) -> None:
+        self.dialect = SQLITE
         self.url = url
         self.path = sqlite_path(url, app_dir)
         self._local = threading.local()
@@ -149,7 +149,7 @@ class SqliteDatabase(Database):
         """One statement's rows, a batch's list of them, or the version token."""
         if isinstance(step, Rows):
             self._count += 1
-            conn.executemany(step.insert_sql(), step.rows)
+            conn.executemany(step.insert_sql(self.dialect.quote), step.rows)
             return len(step.rows)
         if isinstance(step, Pause):
             step.arrive()
@@ -181,8 +181,11 @@ class SqliteDatabase(Database):
     def _execute(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
         try:
             cursor = conn.execute(stmt.sql, stmt.params)
-        except OverflowError as exc:  # an integer past 64 bits
-            raise invalid_value(str(exc)) from None
+        except OverflowError as exc:  # an integer past 64 bits: the client's input
+            error = self.dialect.folio_error(exc)
+            if error is None:
+                raise
+            raise error from None
         if stmt.rows:
             return cursor.fetchall()
         return cursor.rowcount

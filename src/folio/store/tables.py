@@ -1,6 +1,7 @@
-"""The description of tables that schema sync creates and extends: columns with their
-definition per dialect, indexes (plain, unique, partial, per dialect) and the indexes an
-earlier layout made that are now dropped. The planner derives them from the models."""
+"""The description of tables that schema sync creates and extends, for one database:
+columns with their definition in its dialect, indexes (plain, unique, partial, covering)
+and the indexes an earlier layout made that are now dropped. The planner derives them from
+the models and the dialect."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 class Column:
     name: str
     type_name: str  # the attribute type, or a system type: pk, fk, text, int, float, datetime
-    sql: dict[str, str]  # dialect -> column definition after the name
+    sql: str  # the column's definition after its name, in the database's dialect
     nullable: bool = True
     # run once when the column is added to a table that has rows (their values)
     fill: str | None = None
@@ -22,9 +23,8 @@ class Index:
     name: str
     expr: str
     unique: bool = False
-    dialect: str | None = None  # None: every dialect
-    where: str | None = None  # a partial index's predicate
-    include: str | None = None  # PostgreSQL: columns carried for index-only reads
+    where: str | None = None  # a partial index's predicate (where the dialect has them)
+    include: str | None = None  # columns carried for index-only reads (where it has them)
 
 
 @dataclass

@@ -217,7 +217,7 @@ class AdminService:
     def __init__(self, documents: DocumentService, settings: Settings, mailer: Mailer) -> None:
         self.documents = documents
         self.sql = AdminStatements(documents.dialect)
-        self.usage = UsageStatements(documents.registry)
+        self.usage = UsageStatements(documents.registry, documents.dialect)
         self.session_settings = SessionSettings.read(settings)
         self.mailer = mailer
         # the clock of session and reset-code times (tests move it)

@@ -11,6 +11,7 @@ from folio.content.sql.joins import link_join
 from folio.content.sql.layout import link_table_name
 from folio.schema.builtins import ROLE_UID, TOKEN_UID, USER_UID
 from folio.schema.model import Registry
+from folio.store.dialects.base import Dialect
 from folio.store.program import Program, execute, query
 
 
@@ -22,25 +23,27 @@ def _identity_lock(value: str) -> int:
 
 
 class UserStatements:
-    def __init__(self, registry: Registry, dialect: str) -> None:
+    def __init__(self, registry: Registry, dialect: Dialect) -> None:
         self.dialect = dialect
+        self.quote = dialect.quote
         self.users = users = registry.content_types[USER_UID]
         roles = registry.content_types[ROLE_UID]
-        self.table = users.table
+        # the tables' names, quoted
+        self.table = dialect.quote(users.table)
         role = users.attributes["role"]
-        self.role_link = link_table_name(users, role)
-        join = link_join(users, role, roles, "l", "r")
+        self.role_link = dialect.quote(link_table_name(users, role))
+        join = link_join(dialect, users, role, roles, "l", "r")
         # a user without a role still signs in (and is refused by the permission check)
         self._auth = (
-            f'SELECT u.id, u.blocked, u.confirmed, r.type FROM "{users.table}" u '
+            f"SELECT u.id, u.blocked, u.confirmed, r.type FROM {self.quote(users.table)} u "
             f"LEFT JOIN {join.link} ON {' AND '.join(join.correlated('u'))} "
             f"LEFT JOIN {join.target} ON {join.on} WHERE u.id = ?"
         )
         self._credentials = (
-            f'SELECT u.id, u.password, u.blocked, u.confirmed FROM "{users.table}" u '
+            f"SELECT u.id, u.password, u.blocked, u.confirmed FROM {self.quote(users.table)} u "
             "WHERE u.provider = 'local' AND (u.email = ? OR u.username = ?) ORDER BY u.id LIMIT 1"
         )
-        self.roles_table = roles.table
+        self.roles_table = dialect.quote(roles.table)
 
     def auth(self, user_id: int) -> Program:
         """(id, blocked, confirmed, role type) of a user, or None."""
@@ -55,19 +58,18 @@ class UserStatements:
 
     def role_ids(self) -> Program:
         """Role type -> role documentId."""
-        rows = yield query(f'SELECT type, document_id FROM "{self.roles_table}"')
+        rows = yield query(f"SELECT type, document_id FROM {self.roles_table}")
         return {str(r[0]): str(r[1]) for r in rows}
 
     def role_counts(self) -> Program:
         """Users per role documentId."""
         rows = yield query(
-            f'SELECT target_document_id, COUNT(*) FROM "{self.role_link}" '
-            "GROUP BY target_document_id"
+            f"SELECT target_document_id, COUNT(*) FROM {self.role_link} GROUP BY target_document_id"
         )
         return {str(r[0]): int(r[1]) for r in rows}
 
     def ids(self) -> Program:
-        rows = yield query(f'SELECT id FROM "{self.table}" ORDER BY id')
+        rows = yield query(f"SELECT id FROM {self.table} ORDER BY id")
         return [int(r[0]) for r in rows]
 
     def clashes(self, email: str | None, username: str | None, user_id: int | None) -> Program:
@@ -76,7 +78,7 @@ class UserStatements:
         rows of (email matched, username matched)."""
         name = username.lower() if username is not None else None
         rows = yield query(
-            f'SELECT email = ?, username = ? FROM "{self.table}" '
+            f"SELECT email = ?, username = ? FROM {self.table} "
             "WHERE (email = ? OR lower(username) = ? OR username = ? OR email = ?) "
             "AND id <> ?",
             (email, username, email, email, username, name, user_id or 0),
@@ -88,22 +90,20 @@ class UserStatements:
         writers run side by side, each value (case folded) is locked until the transaction
         ends, in one order, so that two writes of one value take turns and the second one
         sees the first one's row (SQLite's one writer runs a write's program whole)."""
-        if self.dialect == "postgres":
+        if not self.dialect.one_writer:
             values = {v.lower() for v in (email, username) if v is not None}
             for key in sorted(_identity_lock(v) for v in values):
-                yield query("SELECT pg_advisory_xact_lock(?)", (key,))
+                yield from self.dialect.lock(key)
         rows = yield from self.clashes(email, username, user_id)
         return rows
 
     def set_reset_code(self, email: str, code: str) -> Program:
         """Stores a password-reset code for the unblocked user with this email; whether
         there was one."""
-        rows = yield query(
-            f'SELECT id FROM "{self.table}" WHERE email = ? AND NOT blocked', (email,)
-        )
+        rows = yield query(f"SELECT id FROM {self.table} WHERE email = ? AND NOT blocked", (email,))
         if rows:
             yield execute(
-                f'UPDATE "{self.table}" SET reset_password_token = ? WHERE id = ?',
+                f"UPDATE {self.table} SET reset_password_token = ? WHERE id = ?",
                 (code, rows[0][0]),
             )
         return bool(rows)
@@ -111,18 +111,18 @@ class UserStatements:
     def by_reset_code(self, code: str) -> Program:
         """(id, stored code) of the user holding this reset code, or None."""
         rows = yield query(
-            f'SELECT id, reset_password_token FROM "{self.table}" WHERE reset_password_token = ?',
+            f"SELECT id, reset_password_token FROM {self.table} WHERE reset_password_token = ?",
             (code,),
         )
         return rows[0] if rows else None
 
     def confirm(self, token: str) -> Program:
         """Confirms the user holding this confirmation token; their id, or None."""
-        rows = yield query(f'SELECT id FROM "{self.table}" WHERE confirmation_token = ?', (token,))
+        rows = yield query(f"SELECT id FROM {self.table} WHERE confirmation_token = ?", (token,))
         if not rows:
             return None
         yield execute(
-            f'UPDATE "{self.table}" SET confirmed = ?, confirmation_token = NULL WHERE id = ?',
+            f"UPDATE {self.table} SET confirmed = ?, confirmation_token = NULL WHERE id = ?",
             (True, rows[0][0]),
         )
         return int(rows[0][0])
@@ -131,34 +131,36 @@ class UserStatements:
         """Stores a new confirmation token for the unconfirmed, unblocked user with this
         email; whether there was one."""
         rows = yield query(
-            f'SELECT id, confirmed, blocked FROM "{self.table}" WHERE email = ?', (email,)
+            f"SELECT id, confirmed, blocked FROM {self.table} WHERE email = ?", (email,)
         )
         if not rows or rows[0][1] or rows[0][2]:
             return False
         yield execute(
-            f'UPDATE "{self.table}" SET confirmation_token = ? WHERE id = ?', (token, rows[0][0])
+            f"UPDATE {self.table} SET confirmation_token = ? WHERE id = ?",
+            (token, rows[0][0]),
         )
         return True
 
     def password(self, user_id: int) -> Program:
-        rows = yield query(f'SELECT password FROM "{self.table}" WHERE id = ?', (user_id,))
+        rows = yield query(f"SELECT password FROM {self.table} WHERE id = ?", (user_id,))
         return rows[0][0] if rows else None
 
     def set_password(self, user_id: int, hashed: str, clear_reset: bool) -> Program:
         extra = ", reset_password_token = NULL" if clear_reset else ""
         yield execute(
-            f'UPDATE "{self.table}" SET password = ?{extra} WHERE id = ?', (hashed, user_id)
+            f"UPDATE {self.table} SET password = ?{extra} WHERE id = ?",
+            (hashed, user_id),
         )
 
 
 class TokenStatements:
-    def __init__(self, registry: Registry, dialect: str) -> None:
+    def __init__(self, registry: Registry, dialect: Dialect) -> None:
         ct = registry.content_types[TOKEN_UID]
-        self.table = ct.table
+        self.table = dialect.quote(ct.table)  # quoted
         expr = ct.attributes["expiresAt"].kind.select_expr
         self._lookup = (
             f"SELECT t.id, t.name, t.type, t.permissions, {expr('t.expires_at', dialect)}, "
-            f'{expr("t.last_used_at", dialect)}, t.access_key FROM "{ct.table}" t '
+            f"{expr('t.last_used_at', dialect)}, t.access_key FROM {self.table} t "
             "WHERE t.access_key = ?"
         )
 
@@ -170,9 +172,10 @@ class TokenStatements:
 
     def name_taken(self, name: str, token_id: int | None) -> Program:
         rows = yield query(
-            f'SELECT id FROM "{self.table}" WHERE name = ? AND id <> ?', (name, token_id or 0)
+            f"SELECT id FROM {self.table} WHERE name = ? AND id <> ?",
+            (name, token_id or 0),
         )
         return bool(rows)
 
     def touch(self, token_id: int, at: Any) -> Program:
-        yield execute(f'UPDATE "{self.table}" SET last_used_at = ? WHERE id = ?', (at, token_id))
+        yield execute(f"UPDATE {self.table} SET last_used_at = ? WHERE id = ?", (at, token_id))

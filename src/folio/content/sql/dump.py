@@ -24,10 +24,10 @@ from folio.content.sql.layout import (
     source_drafts,
     status_scoped,
 )
-from folio.schema.kinds import timestamp_expr
 from folio.schema.model import Attribute, ContentType, Registry, Schema
 from folio.store.database import Database
-from folio.store.program import Program, one_of, query
+from folio.store.dialects.base import DATETIME, Dialect
+from folio.store.program import Program, query
 
 Converter = Callable[[Any], Any]
 
@@ -52,10 +52,10 @@ class Columns:
         return out
 
 
-def _columns(schema: Schema, dialect: str) -> Columns:
+def _columns(schema: Schema, dialect: Dialect) -> Columns:
     """Every scalar attribute (private ones too) and, for a content type, the system
     columns, in the reference's order: id, documentId, attributes, timestamps, locale."""
-    ts: Callable[[str], str] = timestamp_expr if dialect == "postgres" else (lambda c: c)
+    stamp = dialect.output(DATETIME)
     cols = ["t.id"]
     keys = ["id"]
     convert: list[Converter | None] = [None]
@@ -67,7 +67,7 @@ def _columns(schema: Schema, dialect: str) -> Columns:
     for attr in schema.scalar_attributes:
         if attr.column is None:
             continue
-        cols.append(attr.kind.select_expr(f't."{attr.column}"', dialect))
+        cols.append(attr.kind.select_expr(f"t.{dialect.quote(attr.column)}", dialect))
         keys.append(attr.name)
         convert.append(attr.kind.output(dialect))
     if is_type:
@@ -76,9 +76,9 @@ def _columns(schema: Schema, dialect: str) -> Columns:
             ("updatedAt", "updated_at"),
             ("publishedAt", "published_at"),
         ):
-            cols.append(ts(f"t.{col}"))
+            cols.append(dialect.select_expr(DATETIME, f"t.{col}"))
             keys.append(key)
-            convert.append(None)
+            convert.append(stamp)
         cols.append("t.locale")
         keys.append("locale")
         convert.append(None)
@@ -114,6 +114,7 @@ class Dump:
         self.registry = registry
         self.db = db
         self.dialect = db.dialect
+        self.quote = db.dialect.quote
         self._columns: dict[str, Columns] = {}
 
     def columns(self, schema: Schema) -> Columns:
@@ -130,7 +131,8 @@ class Dump:
 
         def program() -> Program:
             rows = yield query(
-                f'SELECT {cols.sql} FROM "{ct.table}" t WHERE t.id > ? ORDER BY t.id LIMIT ?',
+                f"SELECT {cols.sql} FROM {self.quote(ct.table)} t WHERE t.id > ? ORDER BY t.id "
+                "LIMIT ?",
                 (after, limit),
             )
             records = [cols.record(r) for r in rows]
@@ -145,7 +147,8 @@ class Dump:
 
         def program() -> Program:
             rows = yield query(
-                f'SELECT id, document_id FROM "{ct.table}" WHERE id > ? ORDER BY id LIMIT ?',
+                f"SELECT id, document_id FROM {self.quote(ct.table)} WHERE id > ? ORDER BY id "
+                "LIMIT ?",
                 (after, limit),
             )
             return [(int(r[0]), str(r[1])) for r in rows]
@@ -161,10 +164,11 @@ class Dump:
         if not fields or not records:
             return
         ids = [r["id"] for r in records]
-        cond, params = one_of("entity_id", ids, self.dialect)
+        cond, params = self.dialect.one_of("entity_id", ids)
         links = yield query(
             f"SELECT entity_id, field, cmp_id, component_type FROM "
-            f'"{components_table_name(schema)}" WHERE {cond} ORDER BY entity_id, field, position',
+            f"{self.quote(components_table_name(schema))} WHERE {cond} ORDER BY entity_id, field, "
+            "position",
             params,
         )
         wanted: dict[str, set[int]] = {}
@@ -176,8 +180,10 @@ class Dump:
             if comp is None:
                 continue
             cols = self.columns(comp)
-            cond, params = one_of("t.id", sorted(cmp_ids), self.dialect)
-            rows = yield query(f'SELECT {cols.sql} FROM "{comp.table}" t WHERE {cond}', params)
+            cond, params = self.dialect.one_of("t.id", sorted(cmp_ids))
+            rows = yield query(
+                f"SELECT {cols.sql} FROM {self.quote(comp.table)} t WHERE {cond}", params
+            )
             comps = [cols.record(r) for r in rows]
             yield from self._attach_components(comp, comps)
             for c in comps:
@@ -238,7 +244,8 @@ class Dump:
                 )
         sql = (
             f"SELECT l.id, l.source_id, t.id, l.position, l.inv_position "
-            f'FROM "{table}" l JOIN "{target.table}" t ON {" AND ".join(on)} '
+            f"FROM {self.quote(table)} l JOIN {self.quote(target.table)} t "
+            f"ON {' AND '.join(on)} "
             f"WHERE l.id > ? ORDER BY l.id, t.id LIMIT ?"
         )
 
@@ -266,8 +273,9 @@ class Dump:
             )
             if holds:
                 terms.append(
-                    f'(SELECT (e.published_at IS NULL) FROM "{components_table_name(ct)}" c '
-                    f'JOIN "{ct.table}" e ON e.id = c.entity_id '
+                    "(SELECT (e.published_at IS NULL) FROM "
+                    f"{self.quote(components_table_name(ct))} c "
+                    f"JOIN {self.quote(ct.table)} e ON e.id = c.entity_id "
                     f"WHERE c.cmp_id = l.source_id AND c.component_type = '{schema.uid}' LIMIT 1)"
                 )
         if not terms:
@@ -280,7 +288,7 @@ class Dump:
         def program() -> Program:
             rows = yield query(
                 f"SELECT id, file_id, related_id, related_type, field, position "
-                f'FROM "{FILES_LINK_TABLE}" WHERE id > ? ORDER BY id LIMIT ?',
+                f"FROM {self.quote(FILES_LINK_TABLE)} WHERE id > ? ORDER BY id LIMIT ?",
                 (after, limit),
             )
             return [

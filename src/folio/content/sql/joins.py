@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from folio.content.sql.layout import components_table_name, link_table_name, scoped_between
 from folio.schema.model import Attribute, ContentType, Schema
+from folio.store.dialects.base import Dialect
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,9 @@ def _status(status: str) -> str:
 
 @lru_cache(maxsize=4096)
 def link_join(
-    schema: Schema, attr: Attribute, target: Schema, link: str = "l", alias: str = "x"
+    d: Dialect, schema: Schema, attr: Attribute, target: Schema, link: str = "l", alias: str = "x"
 ) -> Join:
-    join = _link_join(schema, attr, target, link, alias)
+    join = _link_join(d, schema, attr, target, link, alias)
     if join.component:
         return join
     owner, owned = (target, schema) if join.inverse else (schema, target)
@@ -71,13 +72,16 @@ def link_join(
     return join
 
 
-def _link_join(schema: Schema, attr: Attribute, target: Schema, link: str, alias: str) -> Join:
+def _link_join(
+    d: Dialect, schema: Schema, attr: Attribute, target: Schema, link: str, alias: str
+) -> Join:
     """The join from rows of `schema` through `attr` (a relation or component field) to
-    the rows of `target` (made once per schema, attribute and aliases)."""
+    the rows of `target` (made once per dialect, schema, attribute and aliases)."""
+    q = d.quote
     if attr.type == "component" or not isinstance(target, ContentType):
         return Join(
-            f'"{components_table_name(schema)}" {link}',
-            f'"{target.table}" {alias}',
+            f"{q(components_table_name(schema))} {link}",
+            f"{q(target.table)} {alias}",
             f"{alias}.id = {link}.cmp_id",
             (f"{link}.entity_id",),
             ("id",),
@@ -91,16 +95,16 @@ def _link_join(schema: Schema, attr: Attribute, target: Schema, link: str, alias
         if target.localized:
             on += f" AND {alias}.locale = {link}.target_locale"
         return Join(
-            f'"{link_table_name(schema, attr)}" {link}',
-            f'"{target.table}" {alias}',
+            f"{q(link_table_name(schema, attr))} {link}",
+            f"{q(target.table)} {alias}",
             on,
             (f"{link}.source_id",),
             ("id",),
             f"{link}.position",
         )
     owner = target.attributes[attr.mapped_by]
-    table = f'"{link_table_name(target, owner)}" {link}'
-    rows = f'"{target.table}" {alias}'
+    table = f"{q(link_table_name(target, owner))} {link}"
+    rows = f"{q(target.table)} {alias}"
     on = f"{alias}.id = {link}.source_id"
     if isinstance(schema, ContentType) and schema.localized:
         return Join(

@@ -27,19 +27,20 @@ from folio.content.sql.layout import (
     source_draft_expr,
     source_drafts,
     status_scoped,
-    version_flag,
 )
 from folio.errors import ApplicationError, FieldError, ValidationError, validation_failed
 from folio.files.mime import in_media_groups
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
+from folio.store.dialects.base import Dialect
 from folio.store.program import Program, Stmt, execute, marks, query
 
 
 def _link_component(
     cmps: str, entity_id: int, cmp_id: int, uid: str, field: str, position: float
 ) -> Stmt:
+    """The link of a component row to its entity row (`cmps`: the quoted table)."""
     return execute(
-        f'INSERT INTO "{cmps}" (entity_id, cmp_id, component_type, field, position) '
+        f"INSERT INTO {cmps} (entity_id, cmp_id, component_type, field, position) "
         "VALUES (?, ?, ?, ?, ?)",
         (entity_id, cmp_id, uid, field, position),
     )
@@ -83,7 +84,11 @@ class WriteContext:
     """Where a link write happens: the source document, its locale and the defaults."""
 
     def __init__(
-        self, document_id: str | None, locale: str | None, default_locale: str, dialect: str
+        self,
+        document_id: str | None,
+        locale: str | None,
+        default_locale: str,
+        dialect: Dialect,
     ) -> None:
         self.document_id = document_id
         self.locale = locale
@@ -95,9 +100,10 @@ class WriteContext:
 
 
 class LinkStore:
-    def __init__(self, registry: Registry, dialect: str) -> None:
+    def __init__(self, registry: Registry, dialect: Dialect) -> None:
         self.registry = registry
         self.dialect = dialect
+        self.quote = dialect.quote
         # content type uid -> owner-side relation attributes that target it
         self.incoming: dict[str, list[tuple[Schema, Attribute]]] = defaultdict(list)
         for schema in [*registry.content_types.values(), *registry.components.values()]:
@@ -148,7 +154,8 @@ class LinkStore:
         numeric = sorted({e.numeric_id for e in entries if e.numeric_id is not None})
         if numeric:
             rows = yield query(
-                f'SELECT id, document_id FROM "{target.table}" WHERE id IN ({marks(len(numeric))})',
+                f"SELECT id, document_id FROM {self.quote(target.table)} "
+                f"WHERE id IN ({marks(len(numeric))})",
                 numeric,
             )
             by_id = {int(r[0]): r[1] for r in rows}
@@ -163,7 +170,7 @@ class LinkStore:
             return
         rows = yield query(
             f"SELECT DISTINCT document_id, locale, published_at IS NULL "
-            f'FROM "{target.table}" WHERE document_id IN ({marks(len(ids))})',
+            f"FROM {self.quote(target.table)} WHERE document_id IN ({marks(len(ids))})",
             ids,
         )
         present = {
@@ -190,7 +197,7 @@ class LinkStore:
         status_col = "target_status" if scoped else "NULL"
         rows = yield query(
             f"SELECT target_document_id, target_locale, {status_col}, inv_position FROM "
-            f'"{table}" WHERE source_id = ? ORDER BY position, id',
+            f"{self.quote(table)} WHERE source_id = ? ORDER BY position, id",
             (row_id,),
         )
         current: list[LinkKey] = [(r[0], r[1], r[2]) for r in rows]
@@ -219,14 +226,14 @@ class LinkStore:
             )
         if new == current:
             return
-        yield execute(f'DELETE FROM "{table}" WHERE source_id = ?', (row_id,))
+        yield execute(f"DELETE FROM {self.quote(table)} WHERE source_id = ?", (row_id,))
         if not new:
             return
         fresh = sorted({doc for doc, loc, _ in new if (doc, loc) not in inv})
         top: dict[str, float] = {}
         if fresh:
             got = yield query(
-                f'SELECT target_document_id, MAX(inv_position) FROM "{table}" '
+                f"SELECT target_document_id, MAX(inv_position) FROM {self.quote(table)} "
                 f"WHERE target_document_id IN ({marks(len(fresh))}) "
                 "GROUP BY target_document_id",
                 fresh,
@@ -248,17 +255,19 @@ class LinkStore:
         row = marks(6 if scoped else 5)
         if drafts:
             cols += f", {SOURCE_DRAFT}"
-            row += ", " + source_draft_expr(schema.table, "?")
+            row += ", " + source_draft_expr(self.dialect, schema.table, "?")
         yield execute(
-            f'INSERT INTO "{table}" ({cols}) VALUES ' + ", ".join([f"({row})"] * len(new)),
+            f"INSERT INTO {self.quote(table)} ({cols}) VALUES "
+            + ", ".join([f"({row})"] * len(new)),
             values,
         )
         if attr.relation == "oneToOne" and isinstance(schema, ContentType):
             # the other side holds at most one document too
             docs = sorted({doc for doc, _, _ in new})
             yield execute(
-                f'DELETE FROM "{table}" WHERE target_document_id IN ({marks(len(docs))}) AND '
-                f'source_id IN (SELECT id FROM "{schema.table}" WHERE document_id <> ?)',
+                f"DELETE FROM {self.quote(table)} "
+                f"WHERE target_document_id IN ({marks(len(docs))}) AND source_id IN "
+                f"(SELECT id FROM {self.quote(schema.table)} WHERE document_id <> ?)",
                 [*docs, ctx.document_id],
             )
 
@@ -312,7 +321,7 @@ class LinkStore:
             }
             terms: list[str] = []
             params: list[Any] = []
-            table_ref = f'"{owner.table}"'
+            table_ref = self.quote(owner.table)
             for doc, locale, status in sorted(wanted, key=str):
                 term = "document_id = ?"
                 params.append(doc)
@@ -321,11 +330,11 @@ class LinkStore:
                     term += " AND COALESCE(locale, '') = ?"
                     params.append(locale)
                 if status is not None:
-                    flag = version_flag(table_ref, status == "draft", self.dialect)
+                    flag = self.dialect.version_flag(table_ref, status == "draft")
                     term += f" AND {flag}"
                 terms.append(f"({term})")
             rows = yield query(
-                f'SELECT id, document_id, {draft_flag} FROM "{owner.table}" WHERE '
+                f"SELECT id, document_id, {draft_flag} FROM {self.quote(owner.table)} WHERE "
                 + " OR ".join(terms),
                 params,
             )
@@ -333,7 +342,7 @@ class LinkStore:
 
         if write.set is not None:
             yield execute(
-                f'DELETE FROM "{table}" WHERE target_document_id = ? AND {loc_sql}',
+                f"DELETE FROM {self.quote(table)} WHERE target_document_id = ? AND {loc_sql}",
                 [ctx.document_id, *loc_params],
             )
         if write.disconnect:
@@ -341,7 +350,7 @@ class LinkStore:
             ids = [int(r[0]) for r in rows]
             if ids:
                 yield execute(
-                    f'DELETE FROM "{table}" WHERE target_document_id = ? AND '
+                    f"DELETE FROM {self.quote(table)} WHERE target_document_id = ? AND "
                     f"{loc_sql} AND source_id IN ({marks(len(ids))})",
                     [ctx.document_id, *loc_params, *ids],
                 )
@@ -354,20 +363,22 @@ class LinkStore:
         if not ids:
             return
         if is_to_one(owner_attr):
-            yield execute(f'DELETE FROM "{table}" WHERE source_id IN ({marks(len(ids))})', ids)
+            yield execute(
+                f"DELETE FROM {self.quote(table)} WHERE source_id IN ({marks(len(ids))})", ids
+            )
         else:
             yield execute(
-                f'DELETE FROM "{table}" WHERE target_document_id = ? AND {loc_sql} '
+                f"DELETE FROM {self.quote(table)} WHERE target_document_id = ? AND {loc_sql} "
                 f"AND source_id IN ({marks(len(ids))})",
                 [ctx.document_id, *loc_params, *ids],
             )
         if attr.relation == "oneToOne":
             yield execute(
-                f'DELETE FROM "{table}" WHERE target_document_id = ? AND {loc_sql}',
+                f"DELETE FROM {self.quote(table)} WHERE target_document_id = ? AND {loc_sql}",
                 [ctx.document_id, *loc_params],
             )
         tops = yield query(
-            f'SELECT source_id, MAX(position) FROM "{table}" WHERE source_id IN '
+            f"SELECT source_id, MAX(position) FROM {self.quote(table)} WHERE source_id IN "
             f"({marks(len(ids))}) GROUP BY source_id",
             ids,
         )
@@ -375,7 +386,8 @@ class LinkStore:
         # connected documents go after the ones this document already lists (a set removed
         # them all first)
         last = yield query(
-            f'SELECT MAX(inv_position) FROM "{table}" WHERE target_document_id = ? AND {loc_sql}',
+            f"SELECT MAX(inv_position) FROM {self.quote(table)} "
+            f"WHERE target_document_id = ? AND {loc_sql}",
             [ctx.document_id, *loc_params],
         )
         base = float(last[0][0] or 0) if last else 0.0
@@ -397,7 +409,8 @@ class LinkStore:
             cols += f", {SOURCE_DRAFT}"
         row_marks = f"({marks(6 if drafts else 5)})"
         yield execute(
-            f'INSERT INTO "{table}" ({cols}) VALUES ' + ", ".join([row_marks] * len(rows)),
+            f"INSERT INTO {self.quote(table)} ({cols}) VALUES "
+            + ", ".join([row_marks] * len(rows)),
             values,
         )
 
@@ -411,7 +424,8 @@ class LinkStore:
         attr = write.attr
         cmps = components_table_name(schema)
         rows = yield query(
-            f'SELECT cmp_id, component_type FROM "{cmps}" WHERE entity_id = ? AND field = ?',
+            f"SELECT cmp_id, component_type FROM {self.quote(cmps)} "
+            "WHERE entity_id = ? AND field = ?",
             (row_id, attr.name),
         )
         owned = {(int(r[0]), str(r[1])) for r in rows}
@@ -434,7 +448,7 @@ class LinkStore:
             kept.add(key)
         yield from self._delete_components(sorted(owned - kept))
         yield execute(
-            f'DELETE FROM "{cmps}" WHERE entity_id = ? AND field = ?', (row_id, attr.name)
+            f"DELETE FROM {self.quote(cmps)} WHERE entity_id = ? AND field = ?", (row_id, attr.name)
         )
         for i, item in enumerate(write.items, start=1):
             comp, written = item.component, item.written
@@ -446,23 +460,20 @@ class LinkStore:
             if item.id is not None:
                 comp_id = int(item.id)
                 if values:
-                    sets = ", ".join(f'"{c}" = ?' for c in values)
+                    sets = ", ".join(f"{self.quote(c)} = ?" for c in values)
                     yield execute(
-                        f'UPDATE "{comp.table}" SET {sets} WHERE id = ?',
+                        f"UPDATE {self.quote(comp.table)} SET {sets} WHERE id = ?",
                         [*values.values(), comp_id],
                     )
             elif values:
-                cols = ", ".join(f'"{c}"' for c in values)
-                got = yield query(
-                    f'INSERT INTO "{comp.table}" ({cols}) VALUES '
-                    f"({marks(len(values))}) RETURNING id",
+                cols = ", ".join(self.quote(c) for c in values)
+                comp_id = yield from self.dialect.insert_id(
+                    f"INSERT INTO {self.quote(comp.table)} ({cols}) VALUES ({marks(len(values))})",
                     list(values.values()),
                 )
-                comp_id = int(got[0][0])
             else:
-                got = yield query(f'INSERT INTO "{comp.table}" DEFAULT VALUES RETURNING id')
-                comp_id = int(got[0][0])
-            yield _link_component(cmps, row_id, comp_id, comp.uid, attr.name, float(i))
+                comp_id = yield from self.dialect.insert_default_id(comp.table)
+            yield _link_component(self.quote(cmps), row_id, comp_id, comp.uid, attr.name, float(i))
             if written.links:
                 yield from self.apply(comp, comp_id, written.links, ctx)
 
@@ -481,7 +492,8 @@ class LinkStore:
             if documents:
                 where.append(f"document_id IN ({marks(len(documents))})")
             rows = yield query(
-                f'SELECT id, document_id, mime FROM "{FILES_TABLE}" WHERE {" OR ".join(where)}',
+                f"SELECT id, document_id, mime FROM {self.quote(FILES_TABLE)} WHERE "
+                + " OR ".join(where),
                 [*numbers, *documents],
             )
             found = {int(r[0]): r[2] or "" for r in rows}
@@ -506,7 +518,7 @@ class LinkStore:
             if errors:
                 raise validation_failed(errors)
         yield execute(
-            f'DELETE FROM "{FILES_LINK_TABLE}" WHERE related_type = ? AND '
+            f"DELETE FROM {self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND "
             "related_id = ? AND field = ?",
             (schema.uid, row_id, attr.name),
         )
@@ -515,7 +527,7 @@ class LinkStore:
             for i, fid in enumerate(ids, start=1):
                 values.extend([fid, row_id, schema.uid, attr.name, float(i)])
             yield execute(
-                f'INSERT INTO "{FILES_LINK_TABLE}" (file_id, related_id, '
+                f"INSERT INTO {self.quote(FILES_LINK_TABLE)} (file_id, related_id, "
                 "related_type, field, position) VALUES "
                 + ", ".join(["(?, ?, ?, ?, ?)"] * len(ids)),
                 values,
@@ -538,46 +550,47 @@ class LinkStore:
                 if source_drafts(schema):
                     # the copy's own status (publishing copies a draft's links)
                     yield execute(
-                        f'INSERT INTO "{table}" (source_id, {cols}, {SOURCE_DRAFT}) SELECT ?, '
-                        f'{cols}, {source_draft_expr(schema.table, "?")} FROM "{table}" '
+                        f"INSERT INTO {self.quote(table)} (source_id, {cols}, {SOURCE_DRAFT}) "
+                        f"SELECT ?, {cols}, {source_draft_expr(self.dialect, schema.table, '?')} "
+                        f"FROM {self.quote(table)} "
                         "WHERE source_id = ?",
                         (to_id, to_id, from_id),
                     )
                     continue
                 yield execute(
-                    f'INSERT INTO "{table}" (source_id, {cols}) SELECT ?, {cols} '
-                    f'FROM "{table}" WHERE source_id = ?',
+                    f"INSERT INTO {self.quote(table)} (source_id, {cols}) SELECT ?, {cols} "
+                    f"FROM {self.quote(table)} WHERE source_id = ?",
                     (to_id, from_id),
                 )
         if any(a.type == "media" for a in attrs):
             yield execute(
-                f'INSERT INTO "{FILES_LINK_TABLE}" (file_id, related_id, related_type, field, '
-                f"position) SELECT file_id, ?, related_type, field, position FROM "
-                f'"{FILES_LINK_TABLE}" WHERE related_type = ? AND related_id = ?{only}',
+                f"INSERT INTO {self.quote(FILES_LINK_TABLE)} "
+                "(file_id, related_id, related_type, field, position) "
+                "SELECT file_id, ?, related_type, field, position FROM "
+                f"{self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND related_id = ?{only}",
                 (to_id, schema.uid, from_id, *only_params),
             )
         if any(a.type in ("component", "dynamiczone") for a in attrs):
             cmps = components_table_name(schema)
             rows = yield query(
-                f'SELECT cmp_id, component_type, field, position FROM "{cmps}" '
+                f"SELECT cmp_id, component_type, field, position FROM {self.quote(cmps)} "
                 f"WHERE entity_id = ?{only} ORDER BY id",
                 (from_id, *only_params),
             )
             for cmp_id, uid, fld, position in rows:
                 comp = self.registry.components[uid]
                 cols = ", ".join(
-                    f'"{a.column}"' for a in comp.scalar_attributes if a.column is not None
+                    self.quote(a.column) for a in comp.scalar_attributes if a.column is not None
                 )
                 if cols:
-                    got = yield query(
-                        f'INSERT INTO "{comp.table}" ({cols}) SELECT {cols} FROM '
-                        f'"{comp.table}" WHERE id = ? RETURNING id',
+                    new_id = yield from self.dialect.insert_id(
+                        f"INSERT INTO {self.quote(comp.table)} ({cols}) SELECT {cols} FROM "
+                        f"{self.quote(comp.table)} WHERE id = ?",
                         (cmp_id,),
                     )
                 else:
-                    got = yield query(f'INSERT INTO "{comp.table}" DEFAULT VALUES RETURNING id')
-                new_id = int(got[0][0])
-                yield _link_component(cmps, to_id, new_id, uid, fld, position)
+                    new_id = yield from self.dialect.insert_default_id(comp.table)
+                yield _link_component(self.quote(cmps), to_id, new_id, uid, fld, position)
                 yield from self.copy(comp, int(cmp_id), new_id)
 
     def delete_owned(
@@ -594,18 +607,19 @@ class LinkStore:
         if any(a.type in ("component", "dynamiczone") for a in attrs):
             cmps = components_table_name(schema)
             rows = yield query(
-                f'SELECT cmp_id, component_type FROM "{cmps}" WHERE entity_id {rows_in}{only}',
+                f"SELECT cmp_id, component_type FROM {self.quote(cmps)} "
+                f"WHERE entity_id {rows_in}{only}",
                 [*row_ids, *only_params],
             )
             yield from self._delete_components(rows)
             if fields is not None:
                 yield execute(
-                    f'DELETE FROM "{cmps}" WHERE entity_id {rows_in}{only}',
+                    f"DELETE FROM {self.quote(cmps)} WHERE entity_id {rows_in}{only}",
                     [*row_ids, *only_params],
                 )
         if any(a.type == "media" for a in attrs):
             yield execute(
-                f'DELETE FROM "{FILES_LINK_TABLE}" WHERE related_type = ? AND '
+                f"DELETE FROM {self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND "
                 f"related_id {rows_in}{only}",
                 [schema.uid, *row_ids, *only_params],
             )
@@ -617,7 +631,9 @@ class LinkStore:
         for uid, ids in by_type.items():
             comp: Component = self.registry.components[uid]
             yield from self.delete_owned(comp, ids)
-            yield execute(f'DELETE FROM "{comp.table}" WHERE id IN ({marks(len(ids))})', ids)
+            yield execute(
+                f"DELETE FROM {self.quote(comp.table)} WHERE id IN ({marks(len(ids))})", ids
+            )
 
     def detach(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
         """Removes links that point at a deleted document (or one deleted locale of it)."""
@@ -625,8 +641,11 @@ class LinkStore:
             table = link_table_name(schema, attr)
             if locale is not None and ct.localized:
                 yield execute(
-                    f'DELETE FROM "{table}" WHERE target_document_id = ? AND target_locale = ?',
+                    f"DELETE FROM {self.quote(table)} "
+                    "WHERE target_document_id = ? AND target_locale = ?",
                     (document_id, locale),
                 )
             else:
-                yield execute(f'DELETE FROM "{table}" WHERE target_document_id = ?', (document_id,))
+                yield execute(
+                    f"DELETE FROM {self.quote(table)} WHERE target_document_id = ?", (document_id,)
+                )

@@ -33,13 +33,13 @@ from folio.content.sql.layout import (
     components_table_name,
     narrow_selection,
     source_drafts,
-    version_flag,
 )
 from folio.content.sql.select import Selection, build_selection
 from folio.content.sql.sort import order_term, sort_column, sort_expr
 from folio.content.sql.where import compile_where
 from folio.schema.model import ContentType, Registry, Schema
-from folio.store.program import VERSION, Program, Stmt, marks, one_of, query
+from folio.store.dialects.base import Dialect
+from folio.store.program import VERSION, Program, Stmt, marks, query
 
 LOCALIZATIONS = "localizations"
 
@@ -185,7 +185,7 @@ def frozen(value: Any) -> Hashable:
 class Populator:
     """Loads populated fields for a list of documents, in batches."""
 
-    def __init__(self, registry: Registry, dialect: str) -> None:
+    def __init__(self, registry: Registry, dialect: Dialect) -> None:
         self.registry = registry
         self.dialect = dialect
         self.file_type = registry.content_types["plugin::upload.file"]
@@ -260,7 +260,7 @@ class Populator:
         return out
 
     def _keyed(self, sql: str, params: Sequence[Any], column: str, keys: Sequence[Any]) -> Stmt:
-        cond, key_params = one_of(column, keys, self.dialect)
+        cond, key_params = self.dialect.one_of(column, keys)
         full: list[Any] = []
         for param in params:
             if param is KEY_PARAMS:
@@ -304,7 +304,7 @@ class Populator:
             if entry.attr.type == "dynamiczone"
             or (entry.attr.type == "component" and not entry.count)
         ]
-        if self.dialect == "sqlite":
+        if self.dialect.embedded:
             # no round trip to save: each component field alone (its rows converted in one
             # batch), a zone in one statement with its kinds
             for entry in parts:
@@ -343,7 +343,7 @@ class Populator:
         """The read's status (where the target has drafts: the list index's expression) and
         the populate's own filters, as conditions on the target alias `t`."""
         if isinstance(target, ContentType) and target.draft_and_publish:
-            conds.append(version_flag("t", ctx.status != "published", self.dialect))
+            conds.append(self.dialect.version_flag("t", ctx.status != "published"))
         if entry.filters is not None:
             text, more = compile_where(
                 entry.filters, self.dialect, "t", ctx.filter_status, ctx.filter_locale
@@ -372,8 +372,8 @@ class Populator:
         self._narrow(ct, entry, ctx, conds, params)
         order = "".join(self._order(key, ctx) + ", " for key in entry.sort)
         rows = yield from self._rows(
-            f'SELECT {sel.sql}, t.locale, t.document_id FROM "{ct.table}" t WHERE '
-            f"{' AND '.join(conds)} ORDER BY t.document_id, {order}t.id",
+            f"SELECT {sel.sql}, t.locale, t.document_id FROM {self.dialect.quote(ct.table)} t "
+            f"WHERE {' AND '.join(conds)} ORDER BY t.document_id, {order}t.id",
             params,
             "t.document_id",
             keys,
@@ -418,7 +418,7 @@ class Populator:
         attr = entry.attr
         target = self.registry.content_types[str(attr.target)]
         sel = self.selection(target, entry.fields)
-        join = link_join(schema, attr, target, "l", "t")
+        join = link_join(self.dialect, schema, attr, target, "l", "t")
         parent = join.keys[0]
         key = "id" if not join.inverse else "documentId"
         keys = sorted({d[key] for d in docs})
@@ -480,7 +480,7 @@ class Populator:
             # cost 1,356 full articles 4 -> 6.8 ms)
             order = (
                 f"{join.order}, l.source_id"
-                if self.dialect == "postgres" and join.inverse
+                if self.dialect.unordered_joins and join.inverse
                 else _index_order(join)
             )
             rows = yield from self._rows(
@@ -491,7 +491,7 @@ class Populator:
                 -1,
                 ctx,
             )
-        elif entry.sort or self.dialect != "sqlite" or narrow_selection(target, entry.fields):
+        elif entry.sort or not self.dialect.embedded or narrow_selection(target, entry.fields):
             # rows are grouped by parent in the order they come, so an inverse relation's
             # rows need no order by their parent's (text) documentId: sorting a thousand
             # of them by it cost PostgreSQL 2.8 ms of a 7.3 ms statement
@@ -505,12 +505,12 @@ class Populator:
                 ctx,
             )
         else:
-            # SQLite, rows with long values: in the links' own order, sorted here on the
-            # two link columns; its sorter would carry the whole rows (a thousand articles
-            # of a category's inverse relation: 2.5 MB, about a third of the statement).
-            # Short rows it sorts for less than the sort here costs; PostgreSQL sorts them
-            # for less than it costs the server to take the rows unsorted (they then come
-            # in many small reads)
+            # in the process (SQLite), rows with long values: in the links' own order, sorted
+            # here on the two link columns; its sorter would carry the whole rows (a thousand
+            # articles of a category's inverse relation: 2.5 MB, about a third of the
+            # statement). Short rows it sorts for less than the sort here costs; PostgreSQL
+            # sorts them for less than it costs the server to take the rows unsorted (they then
+            # come in many small reads)
             rows = yield from self._rows(
                 f"SELECT {sel.sql}, {order}, l.id, {parent} {joined}", params, parent, keys, -1, ctx
             )
@@ -538,7 +538,7 @@ class Populator:
         attr = entry.attr
         comp = self.registry.components[str(attr.component)]
         sel = self.selection(comp, entry.fields)
-        join = link_join(schema, attr, comp, "c", "t")
+        join = link_join(self.dialect, schema, attr, comp, "c", "t")
         parent = join.keys[0]
         keys = sorted({int(d["id"]) for d in docs})
         params: list[Any] = [KEY_PARAMS]
@@ -601,8 +601,8 @@ class Populator:
 
     def _order(self, key: SortKey, ctx: ReadContext) -> str:
         """An ORDER BY term of a populate's sort over the target alias `t`."""
-        column = sort_column(key, ctx.status)
-        return order_term(sort_expr(column), key.desc, self.dialect, column)
+        column = sort_column(key, ctx.status, self.dialect)
+        return order_term(sort_expr(column, self.dialect), key.desc, self.dialect, column)
 
     def _parts(
         self,
@@ -662,14 +662,17 @@ class Populator:
                     )
                     on.append(text)
                     params.extend(more)
-                joins.append(f'LEFT JOIN "{comp.table}" {alias} ON {" AND ".join(on)}')
+                joins.append(
+                    f"LEFT JOIN {self.dialect.quote(comp.table)} {alias} ON {' AND '.join(on)}"
+                )
                 cols.append(sel.sql)
                 slots[(attr.name, uid if attr.type == "dynamiczone" else None)] = (sel, width)
                 width += len(sel.keys)
         keys = sorted({int(d["id"]) for d in docs})
         names = [entry.attr.name for entry in entries]
         rows = yield from self._rows(
-            f'SELECT {", ".join(cols)} FROM "{components_table_name(schema)}" c {" ".join(joins)} '
+            f"SELECT {', '.join(cols)} FROM {self.dialect.quote(components_table_name(schema))} c "
+            f"{' '.join(joins)} "
             f"WHERE {KEYS} AND c.field IN ({marks(len(names))}) "
             "ORDER BY c.entity_id, c.field, c.position",
             [*params, KEY_PARAMS, *names],
@@ -716,8 +719,11 @@ class Populator:
             comp = self.registry.components[uid]
             zone = by_name[name]
             sel = self.selection(comp, zone.on_fields.get(uid))
-            among, id_params = one_of("t.id", ids, self.dialect)
-            got = yield query(f'SELECT {sel.sql} FROM "{comp.table}" t WHERE {among}', id_params)
+            among, id_params = self.dialect.one_of("t.id", ids)
+            got = yield query(
+                f"SELECT {sel.sql} FROM {self.dialect.quote(comp.table)} t WHERE {among}",
+                id_params,
+            )
             items = sel.documents(got)
             for item in items:
                 strays[(uid, int(item["id"]))] = item
@@ -775,8 +781,9 @@ class Populator:
             params.extend(more)
         order = "".join(self._order(k, ReadContext("published", None)) + ", " for k in first.sort)
         rows = yield from self._rows(
-            f'SELECT {sel.sql}, m.field, m.related_id FROM "{FILES_LINK_TABLE}" m JOIN '
-            f'"{FILES_TABLE}" t ON t.id = m.file_id WHERE m.related_type = ? AND m.field IN '
+            f"SELECT {sel.sql}, m.field, m.related_id FROM {self.dialect.quote(FILES_LINK_TABLE)} "
+            f"m JOIN {self.dialect.quote(FILES_TABLE)} t ON t.id = m.file_id "
+            "WHERE m.related_type = ? AND m.field IN "
             f"({marks(len(names))}) AND {KEYS}{narrow} "
             f"ORDER BY m.related_id, m.field, {order}m.position",
             params,

@@ -22,6 +22,7 @@ class Reads:
         self.registry = registry
         self.db = db
         self.dialect = db.dialect
+        self.quote = db.dialect.quote
         self.default_locale = default_locale
         self.readers = {
             uid: TypeReader(ct, db.dialect) for uid, ct in registry.content_types.items()
@@ -37,7 +38,9 @@ class Reads:
         def program() -> Program:
             out: dict[str, int] = {}
             for ct in types:
-                rows = yield query(f'SELECT COUNT(*) FROM "{ct.table}" WHERE locale = ?', (locale,))
+                rows = yield query(
+                    f"SELECT COUNT(*) FROM {self.quote(ct.table)} WHERE locale = ?", (locale,)
+                )
                 out[ct.uid] = int(rows[0][0])
             return out
 
@@ -61,9 +64,9 @@ class Reads:
         populate = read.populate
         page = read.pagination
         locale = read.locale or self.default_locale
-        postgres = self.dialect == "postgres"
-        gated = memo is not None and postgres and bool(populate or read.filters)
-        if postgres and not gated:
+        snapshots = self.dialect.snapshots
+        gated = memo is not None and snapshots and bool(populate or read.filters)
+        if snapshots and not gated:
             memo = None  # an unfiltered page costs about what its token would
         plan = reader.find_statements(read, locale, gated)
         sel = reader.selection(read.fields)
@@ -199,7 +202,9 @@ class Reads:
         ctx: ReadContext | None = None,
     ) -> Program:
         sel = self.reader(ct).selection(None)
-        rows = yield query(f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?', (row_id,))
+        rows = yield query(
+            f"SELECT {sel.sql} FROM {self.quote(ct.table)} t WHERE t.id = ?", (row_id,)
+        )
         if not rows:
             raise NotFoundError()  # deleted by a concurrent write
         docs = sel.documents(rows)
@@ -209,7 +214,7 @@ class Reads:
 
     async def find_by_id(self, ct: ContentType, row_id: int, read: Query) -> dict[str, Any] | None:
         sel = self.reader(ct).selection(read.fields)
-        sql = f'SELECT {sel.sql} FROM "{ct.table}" t WHERE t.id = ?'
+        sql = f"SELECT {sel.sql} FROM {self.quote(ct.table)} t WHERE t.id = ?"
         return await self._read_one(ct, read, sql, (row_id,))
 
     async def file_links(self, file_id: int) -> list[tuple[str, int]]:
@@ -217,8 +222,8 @@ class Reads:
 
         def program() -> Program:
             rows = yield query(
-                f'SELECT related_type, related_id FROM "{FILES_LINK_TABLE}" WHERE file_id = ? '
-                "ORDER BY related_type, related_id",
+                f"SELECT related_type, related_id FROM {self.quote(FILES_LINK_TABLE)} "
+                "WHERE file_id = ? ORDER BY related_type, related_id",
                 (file_id,),
             )
             return [(str(r[0]), int(r[1])) for r in rows]
@@ -230,7 +235,9 @@ class Reads:
         """The documentId of a row, by its numeric id (routes that address rows by id)."""
 
         def program() -> Program:
-            rows = yield query(f'SELECT document_id FROM "{ct.table}" WHERE id = ?', (row_id,))
+            rows = yield query(
+                f"SELECT document_id FROM {self.quote(ct.table)} WHERE id = ?", (row_id,)
+            )
             return rows[0][0] if rows else None
 
         found = await self.db.read(program())

@@ -4,7 +4,6 @@ and single documents, cached by query shape."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -12,11 +11,12 @@ from typing import Any
 
 from folio.caches import BoundedCache, weigh
 from folio.content.query import Query
-from folio.content.sql.layout import scan_index_name, sort_indexes, version_flag, version_terms
+from folio.content.sql.layout import scan_index_name, sort_indexes, version_terms
 from folio.content.sql.sort import order_term, sort_column, sort_expr
 from folio.content.sql.where import compile_where
-from folio.schema.kinds import Converter, timestamp_expr
+from folio.schema.kinds import Converter
 from folio.schema.model import ContentType, Schema
+from folio.store.dialects.base import BIGINTEGER, DATETIME, TEXT, Dialect
 
 Row = Sequence[Any]
 
@@ -84,12 +84,12 @@ SYSTEM_COLUMNS = {
 
 
 def build_selection(
-    schema: Schema, fields: list[str] | None, dialect: str, alias: str = "t"
+    schema: Schema, fields: list[str] | None, dialect: Dialect, alias: str = "t"
 ) -> Selection:
     """The select list of a content type (id, documentId, attributes, timestamps, locale)
     or a component (id, attributes); `fields` picks and orders the attributes."""
     d = dialect
-    ts: Callable[[str], str] = timestamp_expr if d == "postgres" else (lambda c: c)
+    stamp = d.output(DATETIME)  # the system timestamps' converter, if any
     is_type = isinstance(schema, ContentType)
     cols: list[str] = [f"{alias}.id"]
     keys: list[str] = ["id"]
@@ -110,22 +110,20 @@ def build_selection(
         if attr is not None:
             if not attr.kind.scalar or attr.is_hidden or attr.column is None:
                 continue
-            cols.append(attr.kind.select_expr(f'{alias}."{attr.column}"', d))
+            cols.append(attr.kind.select_expr(f"{alias}.{d.quote(attr.column)}", d))
             fn = attr.kind.output(d)
             if fn is not None:
                 convert.append((len(keys), fn))
         elif is_type and name in SYSTEM_COLUMNS:
-            cols.append(ts(f"{alias}.{SYSTEM_COLUMNS[name]}"))
+            cols.append(d.select_expr(DATETIME, f"{alias}.{SYSTEM_COLUMNS[name]}"))
+            if stamp is not None:
+                convert.append((len(keys), stamp))
         elif is_type and name == "locale":
             cols.append(f"{alias}.locale")
         else:
             continue
         keys.append(name)
     return Selection(", ".join(cols), tuple(keys), tuple(convert))
-
-
-# SQLite 3.35 reads `AS MATERIALIZED`; older libraries count with a window function
-MATERIALIZED_CTE = sqlite3.sqlite_version_info >= (3, 35, 0)
 
 
 @dataclass
@@ -141,13 +139,13 @@ class FindPlan:
     count_params: list[Any]
     counted: bool = False
     walk: str | None = None
-    # PostgreSQL, `counted`: the page's rows end with the total and the text of the
-    # database snapshot it holds for (see TypeReader.remember_total); this is the key the
-    # total is remembered by
+    # where the dialect has `snapshots` (PostgreSQL), `counted`: the page's rows end with the
+    # total and the text of the database snapshot it holds for (see TypeReader.remember_total);
+    # this is the key the total is remembered by
     total_key: Any = None
     # the query's filters add conditions (the page and its count scan what they match)
     filtered: bool = False
-    # PostgreSQL: the page's rows end with the text of the snapshot they were read in, and
+    # `snapshots`: the page's rows end with the text of the snapshot they were read in, and
     # its parameters take two more, last: twice a snapshot text under which the page is
     # known (None: none is). Under that snapshot the statement reads nothing (its one-time
     # filter shuts before any scan) and answers one row whose first column is null
@@ -160,21 +158,22 @@ class FindPlan:
 
 
 class TypeReader:
-    def __init__(self, ct: ContentType, dialect: str) -> None:
+    def __init__(self, ct: ContentType, dialect: Dialect) -> None:
         self.ct = ct
         self.dialect = dialect
         # per field list and query shape (chosen by clients: bounded)
         self._selections: BoundedCache[Selection] = BoundedCache(256, 4 * 1024 * 1024)
         self._statements: BoundedCache[Any] = BoundedCache(1024, 8 * 1024 * 1024)
         self.visible = [a for a in ct.scalar_attributes if not a.is_hidden]
-        sqlite = dialect == "sqlite"
-        self._scan = f' INDEXED BY "{scan_index_name(ct)}"' if sqlite else ""
-        self._sort_indexes = sort_indexes(ct) if sqlite else {}
-        # PostgreSQL: (count statement, parameters) -> (snapshot, total) of the last count
+        # where reads name their indexes (SQLite): the scan index, and the sort indexes
+        hints = dialect.index_hints
+        self._scan = dialect.index_hint(scan_index_name(dialect, ct)) if hints else ""
+        self._sort_indexes = sort_indexes(dialect, ct) if hints else {}
+        # `snapshots`: (count statement, parameters) -> (snapshot, total) of the last count
         self._totals: BoundedCache[tuple[str, int]] = BoundedCache(1024, 1024 * 1024)
 
     def remember_total(self, plan: FindPlan, rows: Sequence[Row]) -> int:
-        """The total a counted page carries; on PostgreSQL kept with the snapshot it was
+        """The total a counted page carries; with `snapshots` kept with the snapshot it was
         counted in. The next page of the same list hands both back: while the database's
         snapshot is unchanged (no transaction has written since, in any process or host:
         each write takes a transaction id, which moves the snapshot), its answer is the
@@ -210,7 +209,8 @@ class TypeReader:
         """The statements of a list read; related rows its filters reach are read in its
         status and, where they have locales, in `filter_locale`. `gated`: PostgreSQL's
         page carries its snapshot and skips its work under a snapshot given (FindPlan)."""
-        order = tuple((sort_column(key, read.status), key.desc) for key in read.sort)
+        d = self.dialect
+        order = tuple((sort_column(key, read.status, d), key.desc) for key in read.sort)
         parts, params = self.version_where(read.status, read.locale)
         where_text, where_params = compile_where(
             read.filters, self.dialect, "t", read.status, filter_locale
@@ -227,7 +227,7 @@ class TypeReader:
         # PostgreSQL plans a prepared statement anew at each run while its LIMIT and OFFSET
         # are parameters (its generic plan cannot be priced): a first page's are written
         # in, and after five runs it keeps one plan, about 0.1 ms less per page
-        first = page.size if self.dialect == "postgres" and page.offset == 0 else None
+        first = page.size if d.literal_first_limit and page.offset == 0 else None
         key = (
             "find",
             tuple(read.fields) if read.fields is not None else None,
@@ -260,7 +260,7 @@ class TypeReader:
             walk=walk_sql,
             total_key=total_key,
             filtered=bool(where_text),
-            gated=gated and self.dialect == "postgres",
+            gated=gated and d.snapshots,
         )
 
     def _plan(
@@ -277,11 +277,11 @@ class TypeReader:
         """(page, count, walk or None, whether the page carries the count, whether the
         page's parameters repeat the conditions' before its own, whether they start with a
         remembered snapshot and total)."""
-        sqlite = self.dialect == "sqlite"
+        d = self.dialect
         simple = not order or order == (("id", False),)
         bounds = "LIMIT ? OFFSET ?" if first is None else f"LIMIT {int(first)}"
         sel = self.selection(fields)
-        table = f'"{self.ct.table}"'
+        table = d.quote(self.ct.table)
         # with its version set fixed, SQLite reads the scan index or a sort index by name:
         # its planner would otherwise walk a sort index for any page sorted on its column
         scan = f"{table} t{self._scan if fixed else ''}"
@@ -295,15 +295,15 @@ class TypeReader:
         walk_index = self._sort_indexes.get(order[0][0]) if order and fixed else None
         if counted and walk_index is not None:
             walk = (
-                f'SELECT {sel.sql} FROM {table} t INDEXED BY "{walk_index}"{filtered} '
+                f"SELECT {sel.sql} FROM {table} t{d.index_hint(walk_index)}{filtered} "
                 f"ORDER BY {ordering} LIMIT ? OFFSET ?"
             )
             return sorted_ids, count, walk, False, False, False
-        if counted and sqlite and MATERIALIZED_CTE:
+        if counted and d.materialized_cte:
             # the matching ids and sort keys, kept once: the page and the count both read
             # them (SQLite's window count buffers and sorts every matching row whole, about
             # twice the cost on a 1,000-row match)
-            keys = ", ".join(f"{sort_expr(c)} AS k{i}" for i, (c, _) in enumerate(order))
+            keys = ", ".join(f"{sort_expr(c, d)} AS k{i}" for i, (c, _) in enumerate(order))
             m_order = self._order(order, lambda i, column: f"m.k{i}", "m.id")
             page = (
                 f"WITH m AS MATERIALIZED (SELECT t.id{', ' if keys else ''}{keys} "
@@ -312,9 +312,10 @@ class TypeReader:
                 f"LIMIT ? OFFSET ?) ORDER BY {ordering}"
             )
             return page, count, None, True, False, False
-        snapshot = "(SELECT pg_current_snapshot()::text)"
+        snapshot = d.snapshot_expr() if d.snapshots else ""
+        text = d.param_cast(TEXT)
         # the gate: no work under the snapshot given (FindPlan.gated)
-        gate = f"{snapshot} IS DISTINCT FROM ?::text" if gated and not sqlite else ""
+        gate = d.distinct(snapshot, text) if gated and snapshot else ""
 
         def marked(page: str, extras: int) -> str:
             """A gated page, or under the snapshot given (its parameter again), one row
@@ -324,7 +325,7 @@ class TypeReader:
             nulls = ", ".join(["NULL"] * (len(sel.keys) + extras - 1))
             return (
                 f"({page}) UNION ALL SELECT {nulls}, {snapshot} "
-                f"WHERE {snapshot} IS NOT DISTINCT FROM ?::text"
+                f"WHERE {d.distinct(snapshot, text, negated=True)}"
             )
 
         if counted:
@@ -337,11 +338,11 @@ class TypeReader:
             return marked(page, 2), count, None, True, False, False
 
         def pg_page(extra: str) -> str:
-            """PostgreSQL: a first page in id order walks the list index and stops after
-            it; any other (a later page, another order) finds its ids first, from the
-            list index alone where it carries the sort columns, then reads those rows
-            only: an index scan reads the row of every entry it skips or sorts too
-            (page 40 of 64: 1.8 -> 0.49 ms)"""
+            """Where pages are deferred joins (PostgreSQL): a first page in id order walks the
+            list index and stops after it; any other (a later page, another order) finds its ids
+            first, from the list index alone where it carries the sort columns, then reads those
+            rows only: an index scan reads the row of every entry it skips or sorts too (page 40
+            of 64: 1.8 -> 0.49 ms)"""
             if simple and first is not None:
                 gated_where = filtered
                 if gate:
@@ -355,16 +356,16 @@ class TypeReader:
                 f"{' WHERE ' + gate if gate else ''} ORDER BY {ordering}"
             )
 
-        if not sqlite and with_count:
-            # PostgreSQL: the count rides along as a column computed once (an init plan),
+        if snapshot and with_count:
+            # the count rides along as a column computed once (PostgreSQL's init plan),
             # one statement and one round trip instead of two; and only when the database
             # has changed since the total handed back was counted (remember_total)
             page = pg_page(
-                f", CASE WHEN {snapshot} = ?::text THEN ?::int8 ELSE "
+                f", CASE WHEN {snapshot} = {text} THEN {d.param_cast(BIGINTEGER)} ELSE "
                 f"(SELECT COUNT(*) FROM {scan}{filtered}) END, {snapshot}"
             )
             return marked(page, 2), count, None, True, True, True
-        if not sqlite:
+        if d.deferred_pages:
             page = pg_page(f", {snapshot}" if gate else "")
             return marked(page, 1), count, None, False, False, False
         if simple:
@@ -382,7 +383,7 @@ class TypeReader:
     ) -> str:
         items = []
         for i, (column, desc) in enumerate(order):
-            ref = target(i, column) if target is not None else sort_expr(column)
+            ref = target(i, column) if target is not None else sort_expr(column, self.dialect)
             items.append(order_term(ref, desc, self.dialect, column))
         if not any(column == "id" for column, _ in order):
             items.append(f"{id_ref} ASC")
@@ -401,9 +402,11 @@ class TypeReader:
             sel = self.selection(fields)
             where = (
                 f"t.document_id = ? AND COALESCE(t.locale, '') = ? AND "
-                f"{version_flag('t', draft, self.dialect)}"
+                f"{self.dialect.version_flag('t', draft)}"
             )
-            sql = f'SELECT {sel.sql} FROM "{self.ct.table}" t WHERE {where} LIMIT 1'
+            sql = (
+                f"SELECT {sel.sql} FROM {self.dialect.quote(self.ct.table)} t WHERE {where} LIMIT 1"
+            )
             self._statements.put(key, sql, weigh(key, sql))
         return sql, params
 
@@ -417,7 +420,7 @@ class TypeReader:
         if sql is None:
             sel = self.selection(fields)
             sql = (
-                f'SELECT {sel.sql} FROM "{self.ct.table}" t'
+                f"SELECT {sel.sql} FROM {self.dialect.quote(self.ct.table)} t"
                 + (" WHERE " + " AND ".join(parts) if parts else "")
                 + " ORDER BY t.id LIMIT 1"
             )

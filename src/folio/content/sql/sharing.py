@@ -19,7 +19,8 @@ import orjson
 
 from folio.content.sql.links import LinkStore
 from folio.schema.model import Attribute, ContentType, Registry
-from folio.store.program import Program, execute, marks, query
+from folio.store.dialects.base import Dialect
+from folio.store.program import Program, execute, query
 
 STATE_TABLE = "folio_sharing"
 
@@ -44,11 +45,8 @@ def share_values(
         return
     columns = [a.column for a in attrs if a.column is not None]
     if columns:
-        sets = ", ".join(f'"{c}" = s."{c}"' for c in columns)
         yield execute(
-            f'UPDATE "{ct.table}" SET {sets} FROM "{ct.table}" AS s '
-            f'WHERE s.id = ? AND "{ct.table}".id IN ({marks(len(targets))})',
-            [source_id, *targets],
+            links.dialect.copy_columns(ct.table, columns, len(targets)), [source_id, *targets]
         )
     fields = [a.name for a in attrs if a.type in ("media", "component", "dynamiczone")]
     if fields:
@@ -69,15 +67,19 @@ def _legacy_shared(ct: ContentType) -> list[str]:
     return names
 
 
-def sync_sharing(registry: Registry, dialect: str, default_locale: str) -> Program:
+def sync_sharing(registry: Registry, dialect: Dialect, default_locale: str) -> Program:
     """Records the shared attributes of every localized type and gives the newly shared ones
     one value per document and status. Returns what it changed, for the log."""
     links = LinkStore(registry, dialect)
+    q = dialect.quote
     yield execute(
-        f'CREATE TABLE IF NOT EXISTS "{STATE_TABLE}" '
-        "(uid TEXT PRIMARY KEY, attributes TEXT NOT NULL)"
+        dialect.create_table(
+            STATE_TABLE,
+            [("uid", f"{dialect.text_key()} PRIMARY KEY"), ("attributes", "TEXT NOT NULL")],
+            if_missing=True,
+        )
     )
-    rows = yield query(f'SELECT uid, attributes FROM "{STATE_TABLE}"')
+    rows = yield query(f"SELECT uid, attributes FROM {q(STATE_TABLE)}")
     recorded: dict[str, list[str]] = {str(r[0]): orjson.loads(r[1]) for r in rows}
     changes: list[str] = []
     for ct in registry.content_types.values():
@@ -98,9 +100,9 @@ def sync_sharing(registry: Registry, dialect: str, default_locale: str) -> Progr
                     "the value of the default locale's"
                 )
         text = orjson.dumps(shared).decode()
-        yield execute(f'DELETE FROM "{STATE_TABLE}" WHERE uid = ?', (ct.uid,))
+        yield execute(f"DELETE FROM {q(STATE_TABLE)} WHERE uid = ?", (ct.uid,))
         yield execute(
-            f'INSERT INTO "{STATE_TABLE}" (uid, attributes) VALUES (?, ?)', (ct.uid, text)
+            f"INSERT INTO {q(STATE_TABLE)} (uid, attributes) VALUES (?, ?)", (ct.uid, text)
         )
     return changes
 
@@ -111,7 +113,8 @@ def _unify(
     """Gives `attrs` of every document one value per status, the default locale's version's
     (else the oldest version's). Returns how many versions changed."""
     rows = yield query(
-        f'SELECT document_id, published_at IS NULL, locale = ?, id FROM "{ct.table}" '
+        "SELECT document_id, published_at IS NULL, locale = ?, id "
+        f"FROM {links.quote(ct.table)} "
         "ORDER BY document_id, 2, 3 DESC, id",
         (default_locale,),
     )

@@ -5,10 +5,10 @@ between locales, and publishing (the published version replaced by a copy of the
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from folio.content.sql.layout import sort_indexes, version_flag, version_terms
+from folio.content.sql.layout import sort_indexes, version_terms
 from folio.content.sql.links import LinkStore, WriteContext
 from folio.content.sql.sharing import share_values, shared_attributes
 from folio.content.validation import Written, missing_error, validate_data
@@ -16,6 +16,7 @@ from folio.errors import FieldError, validation_failed
 from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import Attribute, ContentType, Registry
 from folio.schema.values import now_utc
+from folio.store.dialects.base import Dialect
 from folio.store.program import Program, execute, marks, query
 
 
@@ -38,7 +39,8 @@ class Versions:
     """Shared by the write programs (`Writes`)."""
 
     registry: Registry
-    dialect: str
+    dialect: Dialect
+    quote: Callable[[str], str]
     default_locale: str
     links: LinkStore
     _insert_sql: dict[tuple[str, tuple[str, ...], str], str]
@@ -48,23 +50,26 @@ class Versions:
             return None
         return locale or self.default_locale
 
-    def _insert_statement(self, ct: ContentType, names: tuple[str, ...], returning: str) -> str:
+    def _insert_statement(
+        self, ct: ContentType, names: tuple[str, ...], returning: str = ""
+    ) -> str:
         """`INSERT INTO` the type's table of the `names` columns, `RETURNING` what is asked
-        (made once per type, columns and answer)."""
+        if anything (made once per type, columns and answer)."""
         key = (ct.uid, names, returning)
         sql = self._insert_sql.get(key)
         if sql is None:
-            cols = ", ".join(f'"{n}"' for n in names)
-            sql = (
-                f'INSERT INTO "{ct.table}" ({cols}) VALUES ({marks(len(names))}) '
-                f"RETURNING {returning}"
-            )
+            cols = ", ".join(self.quote(n) for n in names)
+            sql = f"INSERT INTO {self.quote(ct.table)} ({cols}) VALUES ({marks(len(names))})"
+            if returning:
+                sql += f" RETURNING {returning}"
             self._insert_sql[key] = sql
         return sql
 
     def _insert(self, ct: ContentType, columns: dict[str, Any]) -> Program:
-        rows = yield query(self._insert_statement(ct, tuple(columns), "id"), list(columns.values()))
-        return int(rows[0][0])
+        row_id = yield from self.dialect.insert_id(
+            self._insert_statement(ct, tuple(columns)), list(columns.values())
+        )
+        return int(row_id)
 
     def _new_row(
         self, ct: ContentType, document_id: str, written: Written, locale: str | None, now: Any
@@ -102,13 +107,13 @@ class Versions:
             for attr, value in written.values.items()
             if (attr.unique or attr.type == "uid") and value is not None
         ]
-        if checked and self.dialect == "postgres":
+        if checked and not self.dialect.one_writer:
             # concurrent writers of one value take turns: the lock lasts until the
             # transaction ends, so the second one's check sees the first one's row (taken
             # in one order, so that two writes of several values never wait on each other)
             keys = sorted({_unique_lock(ct, attr, value, locale, draft) for attr, value in checked})
             for key in keys:
-                yield query("SELECT pg_advisory_xact_lock(?)", (key,))
+                yield from self.dialect.lock(key)
         for attr, value in checked:
             sql, params = self._unique_sql(
                 ct, attr, attr.kind.to_db(value, self.dialect), document_id, locale, draft
@@ -130,8 +135,8 @@ class Versions:
     ) -> tuple[str, list[Any]]:
         column = str(attr.column)
         if (
-            self.dialect == "sqlite"
-            and column in sort_indexes(ct)
+            self.dialect.index_hints
+            and column in sort_indexes(self.dialect, ct)
             and (attr.localized or not ct.localized)
             and (locale is not None or not ct.localized)
         ):
@@ -141,18 +146,18 @@ class Versions:
             # (the value as a range of one: SQLite would put the value in place of the
             # column in the other terms, and then no longer find the index's expression)
             parts, params = version_terms(ct, draft, locale, self.dialect)
-            parts += [f'(t."{column}" IS NULL) = 0', f't."{column}" >= ?', f't."{column}" <= ?']
+            quoted = self.quote(column)
+            parts += [f"(t.{quoted} IS NULL) = 0", f"t.{quoted} >= ?", f"t.{quoted} <= ?"]
             params += [value, value]
             if document_id is not None:
                 parts.append("t.document_id <> ?")
                 params.append(document_id)
-            index = sort_indexes(ct)[column]
+            hint = self.dialect.index_hint(sort_indexes(self.dialect, ct)[column])
             return (
-                f'SELECT 1 FROM "{ct.table}" t INDEXED BY "{index}" WHERE {" AND ".join(parts)} '
-                "LIMIT 1",
+                f"SELECT 1 FROM {self.quote(ct.table)} t{hint} WHERE {' AND '.join(parts)} LIMIT 1",
                 params,
             )
-        parts = [f't."{column}" = ?']
+        parts = [f"t.{self.quote(column)} = ?"]
         params = [value]
         if document_id is not None:
             parts.append("t.document_id <> ?")
@@ -162,7 +167,7 @@ class Versions:
         if ct.localized and attr.localized:
             parts.append("t.locale = ?")
             params.append(locale)
-        return f'SELECT 1 FROM "{ct.table}" t WHERE {" AND ".join(parts)} LIMIT 1', params
+        return f"SELECT 1 FROM {self.quote(ct.table)} t WHERE {' AND '.join(parts)} LIMIT 1", params
 
     def _create_version(
         self,
@@ -233,7 +238,8 @@ class Versions:
         if ct.draft_and_publish:
             order.insert(0, "(published_at IS NULL) DESC")
         rows = yield query(
-            f'SELECT id FROM "{ct.table}" WHERE document_id = ? ORDER BY {", ".join(order)} '
+            f"SELECT id FROM {self.quote(ct.table)} WHERE document_id = ? "
+            f"ORDER BY {', '.join(order)} "
             "LIMIT 1",
             params,
         )
@@ -244,8 +250,8 @@ class Versions:
         attrs = [a for a in shared_attributes(ct) if a.column is not None]
         if not attrs:
             return {}
-        cols = ", ".join(f'"{a.column}"' for a in attrs)
-        rows = yield query(f'SELECT {cols} FROM "{ct.table}" WHERE id = ?', (row_id,))
+        cols = ", ".join(self.quote(str(a.column)) for a in attrs)
+        rows = yield query(f"SELECT {cols} FROM {self.quote(ct.table)} WHERE id = ?", (row_id,))
         return {
             a: None if v is None else a.kind.from_db(a, v, self.dialect)
             for a, v in zip(attrs, rows[0], strict=True)
@@ -256,8 +262,8 @@ class Versions:
         required = [a for a in ct.scalar_attributes if a.required and a.column is not None]
         if not required:
             return
-        cols = ", ".join(f'"{a.column}"' for a in required)
-        rows = yield query(f'SELECT {cols} FROM "{ct.table}" WHERE id = ?', (row_id,))
+        cols = ", ".join(self.quote(str(a.column)) for a in required)
+        rows = yield query(f"SELECT {cols} FROM {self.quote(ct.table)} WHERE id = ?", (row_id,))
         errors = [
             missing_error(ct, a, [a.name])
             for a, v in zip(required, rows[0], strict=True)
@@ -280,7 +286,7 @@ class Versions:
         if not shared or (attrs is not None and not any(a in shared for a in attrs)):
             return []
         rows = yield query(
-            f'SELECT id, published_at IS NULL FROM "{ct.table}" '
+            f"SELECT id, published_at IS NULL FROM {self.quote(ct.table)} "
             "WHERE document_id = ? AND locale <> ?",
             (document_id, locale),
         )
@@ -319,21 +325,19 @@ class Versions:
             where += " AND COALESCE(locale, '') = ?"
             params.append(locale or "")
         if published is not None:
-            table_ref = f'"{ct.table}"'
-            where += f" AND {version_flag(table_ref, not published, self.dialect)}"
+            where += f" AND {self.dialect.version_flag(self.quote(ct.table), not published)}"
         return where, params
 
     def _lock_document(self, ct: ContentType, document_id: str) -> Program:
         """PostgreSQL: writes to one document take turns (a transaction-scoped advisory
         lock), so that concurrent updates, publishes and deletes of it neither deadlock on
         its rows and links nor act on rows another one just replaced."""
-        if self.dialect == "postgres":
-            key = _lock_key(f"document\0{ct.table}\0{document_id}")
-            yield query("SELECT pg_advisory_xact_lock(?)", (key,))
+        if not self.dialect.one_writer:
+            yield from self.dialect.lock(_lock_key(f"document\0{ct.table}\0{document_id}"))
 
     def _single_document(self, ct: ContentType) -> Program:
         """The documentId of a single type's document, or None."""
-        rows = yield query(f'SELECT document_id FROM "{ct.table}" ORDER BY id LIMIT 1')
+        rows = yield query(f"SELECT document_id FROM {self.quote(ct.table)} ORDER BY id LIMIT 1")
         return str(rows[0][0]) if rows else None
 
     def _publish_row(
@@ -342,25 +346,24 @@ class Versions:
         """Replaces the published version with a copy of the draft (its updatedAt the
         draft's)."""
         where, params = self._version_where(ct, document_id, locale, True)
-        old = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
+        old = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
         old_ids = [int(r[0]) for r in old]
         if old_ids:
             yield from self.links.delete_owned(ct, old_ids)
-            yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
+            yield execute(f"DELETE FROM {self.quote(ct.table)} WHERE {where}", params)
         cols = [
             "document_id",
             *[a.column for a in ct.scalar_attributes if a.column is not None],
             "created_at",
             "locale",
         ]
-        names = ", ".join(f'"{c}"' for c in cols)
+        names = ", ".join(self.quote(c) for c in cols)
         # the published version was last changed when its draft was (as the reference:
         # a draft changed after its publication is then the one updated later)
-        rows = yield query(
-            f'INSERT INTO "{ct.table}" ({names}, updated_at, published_at) '
-            f'SELECT {names}, updated_at, ? FROM "{ct.table}" WHERE id = ? RETURNING id',
+        new_id = yield from self.dialect.insert_id(
+            f"INSERT INTO {self.quote(ct.table)} ({names}, updated_at, published_at) "
+            f"SELECT {names}, updated_at, ? FROM {self.quote(ct.table)} WHERE id = ?",
             [now, draft_id],
         )
-        new_id = int(rows[0][0])
         yield from self.links.copy(ct, draft_id, new_id)
         return new_id

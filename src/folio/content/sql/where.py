@@ -9,8 +9,9 @@ from typing import Any
 from folio.caches import BoundedCache
 from folio.content.query import Cond, FieldRef, Group, Node, Rel, Versions
 from folio.content.sql.joins import link_join, published
-from folio.content.sql.operators import ASCII_FOLD, LIST, OPERATORS, PAIR
+from folio.content.sql.operators import LIST, OPERATORS, PAIR
 from folio.schema.model import ContentType
+from folio.store.dialects.base import Dialect
 
 Shape = tuple[Any, ...]
 
@@ -44,7 +45,9 @@ def shape_of(node: Node, status: str, has_locale: bool) -> Shape:
     return ("n", shape_of(node.child, status, has_locale))
 
 
-def params_of(node: Node, shape: Shape, dialect: str, locale: str | None, out: list[Any]) -> None:
+def params_of(
+    node: Node, shape: Shape, dialect: Dialect, locale: str | None, out: list[Any]
+) -> None:
     """The bound values of `node`, in the order `where_sql(shape)` places them (`shape` is
     its shape, walked alongside)."""
     if isinstance(node, Cond):
@@ -55,17 +58,14 @@ def params_of(node: Node, shape: Shape, dialect: str, locale: str | None, out: l
         if op.arity in (LIST, PAIR):
             out.extend(kind.filter_param(v, dialect) for v in node.value)
         elif op.pattern is not None:
-            pattern = op.param(str(node.value), dialect)
-            out.append(
-                pattern.lower() if dialect == "postgres" and shape[4] & ASCII_FOLD else pattern
-            )
+            out.append(op.param(str(node.value), dialect, shape[4]))
         else:
             out.append(kind.filter_param(node.value, dialect))
     elif isinstance(node, Group):
         for child, child_shape in zip(node.children, shape[2], strict=True):
             params_of(child, child_shape, dialect, locale, out)
     elif isinstance(node, Rel):
-        own: list[Any] = list(link_join(node.schema, node.attr, node.target).params)
+        own: list[Any] = list(link_join(dialect, node.schema, node.attr, node.target).params)
         if _narrows_locale(node, shape[5]):
             own.append(locale)
         out.extend(own)
@@ -86,10 +86,10 @@ def _narrows_locale(rel: Rel, has_locale: bool) -> bool:
     )
 
 
-def _column(alias: str, ref: FieldRef, textual: bool) -> str:
-    col = f'{alias}."{ref.column}"'
+def _column(alias: str, ref: FieldRef, textual: bool, dialect: Dialect) -> str:
+    col = f"{alias}.{dialect.quote(ref.column)}"
     if textual and not ref.kind.text_native:
-        return f"CAST({col} AS TEXT)"
+        return dialect.text_cast(col)
     return col
 
 
@@ -98,7 +98,7 @@ def _column(alias: str, ref: FieldRef, textual: bool) -> str:
 _TEXTS: BoundedCache[str] = BoundedCache(4096, 32 * 1024 * 1024)
 
 
-def where_sql(shape: Shape, dialect: str, alias: str) -> str:
+def where_sql(shape: Shape, dialect: Dialect, alias: str) -> str:
     key = (shape, dialect, alias)
     found = _TEXTS.get(key)
     if found is None:
@@ -108,7 +108,7 @@ def where_sql(shape: Shape, dialect: str, alias: str) -> str:
     return found
 
 
-def _where_sql(shape: Shape, dialect: str, alias: str) -> str:
+def _where_sql(shape: Shape, dialect: Dialect, alias: str) -> str:
     tag = shape[0]
     if tag == "g":
         joiner = f" {shape[1]} "
@@ -116,22 +116,22 @@ def _where_sql(shape: Shape, dialect: str, alias: str) -> str:
     if tag == "r":
         return _related_sql(shape, dialect, alias)
     if tag == "v":
-        return _versions_sql(shape[1], shape[2], alias)
+        return _versions_sql(shape[1], shape[2], alias, dialect)
     if tag == "n":
         # plain SQL NOT: a row whose field is NULL matches neither a condition nor its
         # negation, as the reference answers
         return f"NOT ({where_sql(shape[1], dialect, alias)})"
     _, ref, name, n, flag = shape
     op = OPERATORS[name]
-    return op.sql(_column(alias, ref, op.textual), n, flag or 0, dialect)
+    return op.sql(_column(alias, ref, op.textual, dialect), n, flag or 0, dialect)
 
 
-def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
+def _related_sql(shape: Shape, dialect: Dialect, alias: str) -> str:
     """A semi-join written as an uncorrelated `IN (subquery)`: both databases evaluate it
     once per statement instead of once per row."""
     _, schema, attr, target, status, has_locale, child = shape
     inner, lnk = alias + "x", alias + "l"
-    join = link_join(schema, attr, target, lnk, inner)
+    join = link_join(dialect, schema, attr, target, lnk, inner)
     conds = [*join.conds, *join.versions(status)]
     if isinstance(target, ContentType):
         if join.inverse and target.localized and has_locale:
@@ -151,7 +151,7 @@ def _related_sql(shape: Shape, dialect: str, alias: str) -> str:
     return f"({matched} OR {head} NOT IN (SELECT {picked} FROM {join.frm}{where}))"
 
 
-def _versions_sql(ct: ContentType, kind: str, alias: str) -> str:
+def _versions_sql(ct: ContentType, kind: str, alias: str, dialect: Dialect) -> str:
     """A publication filter as a correlated EXISTS over the other versions of the row's
     document (in its locale, or in any for the `_document` forms)."""
     v = alias + "v"
@@ -159,7 +159,8 @@ def _versions_sql(ct: ContentType, kind: str, alias: str) -> str:
 
     def exists(cond: str, any_locale: bool = False) -> str:
         return (
-            f'EXISTS (SELECT 1 FROM "{ct.table}" {v} WHERE {v}.document_id = {alias}.document_id'
+            f"EXISTS (SELECT 1 FROM {dialect.quote(ct.table)} {v} "
+            f"WHERE {v}.document_id = {alias}.document_id"
             f"{'' if any_locale else locale} AND {cond})"
         )
 
@@ -207,7 +208,7 @@ def null_value(shape: Shape) -> bool | None:
 
 def compile_where(
     node: Node | None,
-    dialect: str,
+    dialect: Dialect,
     alias: str = "t",
     status: str = "published",
     locale: str | None = None,

@@ -48,6 +48,7 @@ class Writes(Versions):
         self.registry = reads.registry
         self.db = reads.db
         self.dialect = reads.dialect
+        self.quote = reads.dialect.quote
         self.default_locale = reads.default_locale
         self._insert_sql: dict[tuple[str, tuple[str, ...], str], str] = {}
         self.links = LinkStore(reads.registry, reads.dialect)
@@ -101,9 +102,11 @@ class Writes(Versions):
 
     def _lone_row(self, ct: ContentType, written: Written, draft_only: bool) -> bool:
         """Whether a new document is one row and nothing else: no relation, component or
-        media to write, no unique value to check first, no published copy to make."""
+        media to write, no unique value to check first, no published copy to make; and
+        the database answers the row its INSERT wrote (RETURNING)."""
         return (
-            not written.links
+            self.dialect.returning
+            and not written.links
             and not (ct.draft_and_publish and not draft_only)
             and not any(
                 (attr.unique or attr.type == "uid") and value is not None
@@ -118,7 +121,7 @@ class Writes(Versions):
         (with the selection that reads its answer)."""
         now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
         columns = self._new_row(ct, new_document_id(), written, locale, now)
-        sel = self.reads.reader(ct).selection(None, f'"{ct.table}"')
+        sel = self.reads.reader(ct).selection(None, self.quote(ct.table))
         sql = self._insert_statement(ct, tuple(columns), sel.sql)
         return query(sql, list(columns.values())), sel
 
@@ -157,22 +160,24 @@ class Writes(Versions):
         if attr.type == "media":
             if ref_id.isdecimal():
                 rows = yield query(
-                    f'SELECT document_id FROM "{ct.table}" WHERE id = ?', (int(ref_id),)
+                    f"SELECT document_id FROM {self.quote(ct.table)} WHERE id = ?", (int(ref_id),)
                 )
                 if not rows:
                     raise NotFoundError()
                 doc_id = rows[0][0]
             else:
                 doc_id = ref_id
-            rows = yield query(f'SELECT id FROM "{ct.table}" WHERE document_id = ?', (doc_id,))
+            rows = yield query(
+                f"SELECT id FROM {self.quote(ct.table)} WHERE document_id = ?", (doc_id,)
+            )
             if not rows:
                 raise NotFoundError()
             for (row_id,) in rows:
                 current: list[int] = []
                 if attr.multiple:
                     got = yield query(
-                        f'SELECT file_id FROM "{FILES_LINK_TABLE}" WHERE related_type = ? AND '
-                        "related_id = ? AND field = ? ORDER BY position",
+                        f"SELECT file_id FROM {self.quote(FILES_LINK_TABLE)} "
+                        "WHERE related_type = ? AND related_id = ? AND field = ? ORDER BY position",
                         (ct.uid, row_id, field),
                     )
                     current = [int(r[0]) for r in got]
@@ -229,10 +234,11 @@ class Writes(Versions):
             where, params = self._version_where(
                 ct, doc_id, locale, False if ct.draft_and_publish else None
             )
-            rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
+            rows = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
             if not rows:
                 exists = yield query(
-                    f'SELECT 1 FROM "{ct.table}" t WHERE t.document_id = ? LIMIT 1', (doc_id,)
+                    f"SELECT 1 FROM {self.quote(ct.table)} t WHERE t.document_id = ? LIMIT 1",
+                    (doc_id,),
                 )
                 if not exists:
                     raise NotFoundError()
@@ -249,9 +255,9 @@ class Writes(Versions):
                 yield from self._check_unique(ct, written, doc_id, locale, False)
             now = TIMESTAMP_KIND.to_db(now_utc(), d)
             values = {**self._db_values(written), "updated_at": now}
-            sets = ", ".join(f'"{c}" = ?' for c in values)
+            sets = ", ".join(f"{self.quote(c)} = ?" for c in values)
             yield execute(
-                f'UPDATE "{ct.table}" SET {sets} WHERE id = ?', [*values.values(), row_id]
+                f"UPDATE {self.quote(ct.table)} SET {sets} WHERE id = ?", [*values.values(), row_id]
             )
             if written.links:
                 ctx = WriteContext(doc_id, locale, self.default_locale, d)
@@ -332,7 +338,7 @@ class Writes(Versions):
                     ct, doc_id, locale, int(published[0]["id"])
                 )
             yield from self.links.delete_owned(ct, [int(d["id"]) for d in published])
-            yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
+            yield execute(f"DELETE FROM {self.quote(ct.table)} WHERE {where}", params)
             doc = yield from self.reads.read_back(ct, draft_id, populate, ctx)
             if tail is not None:
                 yield from tail.run((published, doc) if discard_draft else published, False)
@@ -373,10 +379,10 @@ class Writes(Versions):
         `published_id`), the other locales' drafts given its shared values; the new draft's
         row id."""
         where, params = self._version_where(ct, doc_id, locale, False)
-        drafts = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
+        drafts = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
         if drafts:
             yield from self.links.delete_owned(ct, [int(r[0]) for r in drafts])
-            yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
+            yield execute(f"DELETE FROM {self.quote(ct.table)} WHERE {where}", params)
         cols = [
             "document_id",
             *[a.column for a in ct.scalar_attributes if a.column is not None],
@@ -384,13 +390,12 @@ class Writes(Versions):
             "updated_at",
             "locale",
         ]
-        names = ", ".join(f'"{c}"' for c in cols)
-        rows = yield query(
-            f'INSERT INTO "{ct.table}" ({names}, published_at) '
-            f'SELECT {names}, NULL FROM "{ct.table}" WHERE id = ? RETURNING id',
+        names = ", ".join(self.quote(c) for c in cols)
+        draft_id = yield from self.dialect.insert_id(
+            f"INSERT INTO {self.quote(ct.table)} ({names}, published_at) "
+            f"SELECT {names}, NULL FROM {self.quote(ct.table)} WHERE id = ?",
             [published_id],
         )
-        draft_id = int(rows[0][0])
         yield from self.links.copy(ct, published_id, draft_id)
         others = yield from self._other_locales(ct, doc_id, locale)
         yield from self._share(ct, draft_id, others, True)
@@ -409,7 +414,7 @@ class Writes(Versions):
                 raise NotFoundError()
         yield from self._lock_document(ct, doc_id)
         where, params = self._version_where(ct, doc_id, locale, published)
-        rows = yield query(f'SELECT id FROM "{ct.table}" WHERE {where}', params)
+        rows = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
         if not rows:
             raise NotFoundError()
         return doc_id, int(rows[0][0])
@@ -423,7 +428,7 @@ class Writes(Versions):
     def version_docs(self, ct: ContentType, where: str, params: list[Any]) -> Program:
         """The versions (rows) `where` selects, as documents without populate, in row
         order."""
-        table = f'"{ct.table}"'
+        table = self.quote(ct.table)
         sel = self.reads.reader(ct).selection(None, table)
         rows = yield query(
             f"SELECT {sel.sql} FROM {table} WHERE {where} ORDER BY {table}.id", params
@@ -487,16 +492,18 @@ class Writes(Versions):
             doomed = yield from self.version_docs(ct, where, params)
             rows = [(d["id"], d["documentId"]) for d in doomed]
         else:
-            rows = yield query(f'SELECT id, document_id FROM "{ct.table}" WHERE {where}', params)
+            rows = yield query(
+                f"SELECT id, document_id FROM {self.quote(ct.table)} WHERE {where}", params
+            )
         if not rows:
             if missing_ok:
                 return 0
             raise NotFoundError()
         yield from self.links.delete_owned(ct, [int(r[0]) for r in rows])
-        yield execute(f'DELETE FROM "{ct.table}" WHERE {where}', params)
+        yield execute(f"DELETE FROM {self.quote(ct.table)} WHERE {where}", params)
         for doc_id in sorted({r[1] for r in rows}):
             left = yield query(
-                f'SELECT 1 FROM "{ct.table}" WHERE document_id = ? LIMIT 1', (doc_id,)
+                f"SELECT 1 FROM {self.quote(ct.table)} WHERE document_id = ? LIMIT 1", (doc_id,)
             )
             yield from self.links.detach(ct, doc_id, None if not left else locale)
         if tail is not None:

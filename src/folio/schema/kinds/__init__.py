@@ -3,12 +3,19 @@
 A kind owns its attribute types' rules (column type, written values, filter values and
 operators, JSON output); each family of kinds is one module of this package."""
 
-from folio.schema.kinds.base import ALL_FAMILIES, Converter, InvalidValue, Kind, describe
+from folio.schema.kinds.base import (
+    ALL_FAMILIES,
+    Converter,
+    InvalidValue,
+    Kind,
+    ValueDialect,
+    describe,
+)
 from folio.schema.kinds.boolean import BooleanKind
 from folio.schema.kinds.json import BLOCK_TYPES, BlocksKind, JsonKind
 from folio.schema.kinds.links import LinkKind
 from folio.schema.kinds.numbers import FloatKind, IntegerKind
-from folio.schema.kinds.temporal import DateKind, DateTimeKind, TimeKind, timestamp_expr
+from folio.schema.kinds.temporal import DateKind, DateTimeKind, TimeKind
 from folio.schema.kinds.text import EMAIL_RE, SHORT_STRINGS, UID_RE, StringKind
 
 __all__ = [
@@ -34,8 +41,8 @@ __all__ = [
     "LinkKind",
     "StringKind",
     "TimeKind",
+    "ValueDialect",
     "describe",
-    "timestamp_expr",
 ]
 
 KINDS: dict[str, Kind] = {

@@ -1,7 +1,8 @@
-"""The base of attribute kinds: a kind owns, for its attribute types, the column type on
-each dialect, the coercion and validation of written values, the parsing of filter values,
-the families of filter operators it accepts, and how stored values become JSON. One module
-per family of kinds; `folio.schema.kinds` lists them by attribute type."""
+"""The base of attribute kinds: a kind owns, for its attribute types, the column type (of
+its value family, which the database's dialect names through `ValueDialect`), the coercion
+and validation of written values, the parsing of filter values, the families of filter
+operators it accepts, and how stored values become JSON. One module per family of kinds;
+`folio.schema.kinds` lists them by attribute type."""
 
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ class Kind:
         entries are bounded: covering indexes only carry what always fits)."""
         return 24
 
-    def column_type(self, attr: Attribute, dialect: str) -> str:
+    def column_type(self, attr: Attribute, dialect: ValueDialect) -> str:
         raise NotImplementedError
 
     def check_options(self, attr: Attribute) -> list[str]:
@@ -112,7 +113,7 @@ class Kind:
         """Checks a written (JSON) value and returns its Python form."""
         raise NotImplementedError
 
-    def to_db(self, value: Any, dialect: str) -> Any:
+    def to_db(self, value: Any, dialect: ValueDialect) -> Any:
         """Python form -> bound parameter."""
         return value
 
@@ -120,18 +121,18 @@ class Kind:
         """A filter operand from the query (string or JSON) -> its Python form."""
         raise NotImplementedError
 
-    def from_db(self, attr: Attribute, value: Any, dialect: str) -> Any:
+    def from_db(self, attr: Attribute, value: Any, dialect: ValueDialect) -> Any:
         """A stored (non-NULL) value back to the Python form that `to_db` accepts."""
         return value
 
-    def filter_param(self, value: Any, dialect: str) -> Any:
+    def filter_param(self, value: Any, dialect: ValueDialect) -> Any:
         """A parsed filter operand -> bound parameter."""
         return self.to_db(value, dialect)
 
-    def select_expr(self, column: str, dialect: str) -> str:
+    def select_expr(self, column: str, dialect: ValueDialect) -> str:
         return column
 
-    def output(self, dialect: str) -> Converter | None:
+    def output(self, dialect: ValueDialect) -> Converter | None:
         """A function from the selected value to JSON, or None when it is already JSON."""
         return None
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from folio.schema.kinds.base import Converter, InvalidValue, Kind
+from folio.schema.kinds.base import Converter, InvalidValue, Kind, ValueDialect
 
 if TYPE_CHECKING:
     from folio.schema.model import Attribute
@@ -55,22 +55,22 @@ class JsonKind(Kind):
     sorted_as_text = True
     operator_families = frozenset({"null", "contains"})
 
-    def column_type(self, attr: Attribute, dialect: str) -> str:
-        return "JSON" if dialect == "postgres" else "TEXT"
+    def column_type(self, attr: Attribute, dialect: ValueDialect) -> str:
+        return dialect.column_type("json")
 
     def coerce(self, attr: Attribute, value: Any) -> Any:
         _check_depth(attr, value)
         return value
 
-    def to_db(self, value: Any, dialect: str) -> Any:
+    def to_db(self, value: Any, dialect: ValueDialect) -> Any:
         if value is None:
             return None
         return orjson.dumps(value).decode()
 
-    def from_db(self, attr: Attribute, value: Any, dialect: str) -> Any:
+    def from_db(self, attr: Attribute, value: Any, dialect: ValueDialect) -> Any:
         return orjson.loads(value) if isinstance(value, str) else value
 
-    def filter_param(self, value: Any, dialect: str) -> Any:
+    def filter_param(self, value: Any, dialect: ValueDialect) -> Any:
         return value  # compared with the stored JSON text
 
     def parse_filter(self, raw: Any) -> Any:
@@ -78,13 +78,15 @@ class JsonKind(Kind):
             return orjson.dumps(raw).decode()
         return raw
 
-    def select_expr(self, column: str, dialect: str) -> str:
-        if dialect == "postgres":
-            return f"{column}::text"
-        return column
+    def select_expr(self, column: str, dialect: ValueDialect) -> str:
+        # the stored text, as written
+        return dialect.select_expr("json", column)
 
-    def output(self, dialect: str) -> Converter | None:
-        return _json_fragment
+    def output(self, dialect: ValueDialect) -> Converter | None:
+        text = dialect.output("json")
+        if text is None:
+            return _json_fragment
+        return lambda value: _json_fragment(text(value))
 
 
 def _json_fragment(value: Any) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from folio.schema.kinds.base import Kind
+from folio.schema.kinds.base import Kind, ValueDialect
 
 if TYPE_CHECKING:
     from folio.schema.model import Attribute
@@ -21,5 +21,5 @@ class LinkKind(Kind):
     def __init__(self, label: str) -> None:
         self.label = label
 
-    def column_type(self, attr: Attribute, dialect: str) -> str:  # pragma: no cover
+    def column_type(self, attr: Attribute, dialect: ValueDialect) -> str:  # pragma: no cover
         raise TypeError("link kinds have no column")

@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from folio.schema import values as V
-from folio.schema.kinds.base import Converter, InvalidValue, Kind, describe
+from folio.schema.kinds.base import Converter, InvalidValue, Kind, ValueDialect, describe
 
 if TYPE_CHECKING:
     from folio.schema.model import Attribute
@@ -19,11 +19,10 @@ class IntegerKind(Kind):
         self.big = big
         self.bounds = V.INT64 if big else V.INT32
         self.label = "biginteger" if big else "integer"
+        self.family = self.label
 
-    def column_type(self, attr: Attribute, dialect: str) -> str:
-        if dialect == "postgres":
-            return "BIGINT" if self.big else "INTEGER"
-        return "INTEGER"
+    def column_type(self, attr: Attribute, dialect: ValueDialect) -> str:
+        return dialect.column_type(self.family)
 
     def check_options(self, attr: Attribute) -> list[str]:
         return _check_min_max(attr)
@@ -56,15 +55,12 @@ class IntegerKind(Kind):
                 raise ValueError("not an integer") from None
             return V.parse_int(int(number), self.bounds)
 
-    def select_expr(self, column: str, dialect: str) -> str:
-        if self.big and dialect == "postgres":
-            return f"{column}::text"
-        return column
+    def select_expr(self, column: str, dialect: ValueDialect) -> str:
+        # a big integer is written to JSON as a string
+        return dialect.select_expr(self.family, column)
 
-    def output(self, dialect: str) -> Converter | None:
-        if self.big and dialect == "sqlite":
-            return _str_or_none
-        return None
+    def output(self, dialect: ValueDialect) -> Converter | None:
+        return dialect.output(self.family)
 
 
 def _parse_number(attr: Attribute, value: Any) -> float:
@@ -76,10 +72,6 @@ def _parse_number(attr: Attribute, value: Any) -> float:
         raise InvalidValue(
             f"{attr.name} must be a `number` type, but the final value was: `{final}`{shown}."
         ) from None
-
-
-def _str_or_none(value: Any) -> Any:
-    return None if value is None else str(value)
 
 
 def _check_min_max(attr: Attribute) -> list[str]:
@@ -108,14 +100,13 @@ class FloatKind(Kind):
 
     def __init__(self, decimal: bool = False) -> None:
         self.decimal = decimal
+        self.family = "decimal" if decimal else "float"
 
     def widget(self, attr: Attribute) -> str:
         return "decimal" if self.decimal else "float"
 
-    def column_type(self, attr: Attribute, dialect: str) -> str:
-        if dialect == "postgres":
-            return "NUMERIC(10, 2)" if self.decimal else "DOUBLE PRECISION"
-        return "REAL"
+    def column_type(self, attr: Attribute, dialect: ValueDialect) -> str:
+        return dialect.column_type(self.family)
 
     def check_options(self, attr: Attribute) -> list[str]:
         return _check_min_max(attr)
@@ -129,15 +120,17 @@ class FloatKind(Kind):
             return round(number, 2)
         return number
 
-    def to_db(self, value: Any, dialect: str) -> Any:
-        if self.decimal and dialect == "postgres" and value is not None:
-            return Decimal(repr(value))
+    def to_db(self, value: Any, dialect: ValueDialect) -> Any:
+        if self.decimal and value is not None:
+            return dialect.bind_decimal(value)
         return value
 
     def parse_filter(self, raw: Any) -> Any:
         return V.parse_float(raw)
 
-    def select_expr(self, column: str, dialect: str) -> str:
-        if self.decimal and dialect == "postgres":
-            return f"{column}::float8"
-        return column
+    def select_expr(self, column: str, dialect: ValueDialect) -> str:
+        # a decimal is written to JSON as a number
+        return dialect.select_expr(self.family, column)
+
+    def output(self, dialect: ValueDialect) -> Converter | None:
+        return dialect.output(self.family)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from folio.schema.kinds.base import InvalidValue, Kind
+from folio.schema.kinds.base import InvalidValue, Kind, ValueDialect
 
 if TYPE_CHECKING:
     from folio.schema.model import Attribute
@@ -38,8 +38,17 @@ class StringKind(Kind):
         # uids are ASCII; other strings up to 4 bytes a character
         return 4 + limit * (1 if attr.type == "uid" else 4)
 
-    def column_type(self, attr: Attribute, dialect: str) -> str:
-        return "TEXT"
+    def column_type(self, attr: Attribute, dialect: ValueDialect) -> str:
+        length = self.max_chars(attr)
+        return dialect.column_type("text" if length is None else "string", length)
+
+    def max_chars(self, attr: Attribute) -> int | None:
+        """The most characters a value may have (None: unbounded)."""
+        if attr.type == "enumeration":
+            return max((len(str(v)) for v in attr.raw.get("enum") or []), default=1) or 1
+        if attr.type in SHORT_STRINGS:
+            return attr.max_length if attr.max_length is not None else 255
+        return None
 
     def check_options(self, attr: Attribute) -> list[str]:
         problems = []

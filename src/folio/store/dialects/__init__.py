@@ -5,6 +5,7 @@ module per database. `dialect_for(engine)` gives the dialect of an engine name a
 from __future__ import annotations
 
 import importlib
+from functools import cache
 
 from folio.errors import ConfigError
 from folio.store.dialects.base import Dialect
@@ -13,23 +14,24 @@ __all__ = ["Dialect", "dialect_for"]
 
 # engine -> (module, the dialect's class name)
 _MODULES = {
-    "sqlite": ("folio.store.dialects.sqlite", "SqliteDialect"),
-    "postgres": ("folio.store.dialects.postgres", "PostgresDialect"),
-    "mysql": ("folio.store.dialects.mysql", "MySQLDialect"),
+    "sqlite": ("folio.store.dialects.sqlite", "SQLITE"),
+    "postgres": ("folio.store.dialects.postgres", "POSTGRES"),
+    "mysql": ("folio.store.dialects.mysql", "MYSQL"),
 }
 
 
+@cache
 def dialect_for(engine: str) -> Dialect:
-    """A new dialect object for `engine` ("sqlite", "postgres", "mysql")."""
+    """The dialect of `engine` ("sqlite", "postgres", "mysql"): one object per engine."""
     found = _MODULES.get(engine)
     if found is None:
         raise ConfigError(f"database engine {engine!r} is not supported")
-    module_name, class_name = found
+    module_name, instance = found
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name != module_name:
             raise
         raise ConfigError(f"the {engine} dialect ({module_name}) is not installed") from None
-    dialect: Dialect = getattr(module, class_name)()
+    dialect: Dialect = getattr(module, instance)
     return dialect

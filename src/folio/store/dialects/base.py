@@ -101,6 +101,9 @@ class Dialect:
     # WITH x AS MATERIALIZED (...): a common table expression kept once for the page
     # and its count (SQLite 3.35+)
     materialized_cte: ClassVar[bool] = False
+    # a page's ids are found first, in a derived table read from the list index, and its
+    # rows joined to them after (elsewhere, SQLite: `IN (subquery ... LIMIT)` forms)
+    deferred_pages: ClassVar[bool] = True
     # a hash join of many link rows keeps no order: an inverse relation's rows are
     # sorted by position and source (PostgreSQL)
     unordered_joins: ClassVar[bool] = False
@@ -115,6 +118,12 @@ class Dialect:
     text_temporals: ClassVar[bool] = False
     # the most parameters one statement may bind
     max_params: ClassVar[int] = 32766
+
+    # Dialects are keys of the planner's caches (statement texts per dialect), hashed by
+    # identity (at C speed: no method runs per lookup), so each database's is made once
+    # (the module's instance, `SQLITE`, `POSTGRES`) and shared by every database object.
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
 
     # ------------------------------------------------------------------ text
     def quote(self, name: str) -> str:
@@ -194,6 +203,10 @@ class Dialect:
         """Where `snapshots`: SQL whose value is the token of the committed state."""
         raise NotImplementedError
 
+    def distinct(self, a: str, b: str, negated: bool = False) -> str:
+        """`a` differs from `b`, NULL being a value (`negated`: they are the same)."""
+        return f"{a} IS {'NOT ' if negated else ''}DISTINCT FROM {b}"
+
     def param_cast(self, family: str) -> str:
         """A parameter where its type cannot be inferred (`?::bigint`)."""
         return "?"
@@ -247,6 +260,15 @@ class Dialect:
         tail = f" WHERE {where}" if where else ""
         return head + f"ON CONFLICT ({conflict}) DO UPDATE SET {sets}{tail}"
 
+    def copy_columns(self, table: str, columns: Sequence[str], targets: int) -> str:
+        """An UPDATE giving the rows of `targets` ids of `table` the values of `columns` of
+        its row whose id is the first parameter (the targets' ids follow it)."""
+        t = self.quote(table)
+        sets = ", ".join(f"{self.quote(c)} = s.{self.quote(c)}" for c in columns)
+        return (
+            f"UPDATE {t} SET {sets} FROM {t} AS s WHERE s.id = ? AND {t}.id IN ({marks(targets)})"
+        )
+
     def lock(self, key: int) -> Program:
         """Takes a lock on the 64-bit `key` until the transaction ends: writes that take
         it run one after the other (where `one_writer`, they do anyway: nothing)."""
@@ -279,6 +301,17 @@ class Dialect:
         sql = f"INSERT INTO {self.quote(table)} ({names}) VALUES {', '.join([row] * count)}"
         ids: list[int] = yield from self.insert_ids(sql, params, count)
         return ids
+
+    def begin_bulk_load(self) -> Program:
+        """Before a bulk load (an import): settings that speed it up; returns what
+        `end_bulk_load` needs to put them back."""
+        return None
+        yield
+
+    def end_bulk_load(self, saved: Any) -> Program:
+        """After a bulk load: the settings `begin_bulk_load` changed put back."""
+        return
+        yield
 
     def reset_identity(self, table: str) -> Program:
         """After rows were written with their ids (an import): the table's next id
@@ -363,10 +396,13 @@ class Dialect:
         """The names of a table's indexes."""
         raise NotImplementedError
 
-    def create_table(self, table: str, columns: Sequence[tuple[str, str]]) -> str:
-        """CREATE TABLE of (name, definition) columns."""
+    def create_table(
+        self, table: str, columns: Sequence[tuple[str, str]], if_missing: bool = False
+    ) -> str:
+        """CREATE TABLE of (name, definition) columns (`if_missing`: IF NOT EXISTS)."""
         cols = ", ".join(f"{self.quote(n)} {d}" for n, d in columns)
-        return f"CREATE TABLE {self.quote(table)} ({cols})"
+        exists = "IF NOT EXISTS " if if_missing else ""
+        return f"CREATE TABLE {exists}{self.quote(table)} ({cols})"
 
     def add_column(self, table: str, column: str, definition: str) -> str:
         return f"ALTER TABLE {self.quote(table)} ADD COLUMN {self.quote(column)} {definition}"

@@ -98,6 +98,7 @@ class PostgresDialect(Dialect):
     literal_first_limit = True
     materialized_cte = False
     unordered_joins = True
+    deferred_pages = True
     skip_locked = True
     notifications = True
     native_booleans = True
