@@ -6,6 +6,7 @@ their own answers, and a missing build says how to make it."""
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,8 +19,8 @@ from tests.conftest import Api, database_url, make_api
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; "
-    "base-uri 'none'; form-action 'self'"
+    "img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 )
 INDEX = (
     '<!doctype html><html lang="en"><head><title>Folio admin</title>'
@@ -65,6 +66,33 @@ def test_every_page_is_the_index_under_a_strict_policy(panel: Api) -> None:
         assert r.headers["x-frame-options"] == "DENY"
         assert r.headers["x-content-type-options"] == "nosniff"
     assert panel.client.head("/admin/auth/login").status_code == 200
+
+
+def test_files_in_an_object_store_may_be_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With uploads in an object store the pages may show its images and media (its
+    origin, or its CDN's), and nothing else from there."""
+    monkeypatch.setenv("FOLIO_ADMIN_ASSETS", str(build(tmp_path / "built")))
+    app = make_admin_app(tmp_path)
+    options = {
+        "s3Options": {
+            "credentials": {"accessKeyId": "key", "secretAccessKey": "secret"},
+            "region": "eu-west-3",
+            "params": {"Bucket": "media"},
+        }
+    }
+    for given, origin in (
+        (options, "https://media.s3.eu-west-3.amazonaws.com"),
+        ({**options, "baseUrl": "https://cdn.example.com/files"}, "https://cdn.example.com"),
+    ):
+        upload = {"upload": {"config": {"provider": "aws-s3", "providerOptions": given}}}
+        (app / "config" / "plugins.json").write_text(json.dumps(upload))
+        for api in make_api(app, database_url("sqlite", app)):
+            policy = api.get("/admin").headers["content-security-policy"]
+            assert f"img-src 'self' data: blob: {origin};" in policy
+            assert f"media-src 'self' blob: {origin};" in policy
+            assert "connect-src 'self';" in policy and "default-src 'self';" in policy
 
 
 def test_assets_are_immutable_and_compressed_once(panel: Api) -> None:

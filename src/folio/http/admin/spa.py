@@ -31,11 +31,20 @@ if TYPE_CHECKING:
     from folio.app import Folio
 
 BUILT = Path(__file__).parent / "app"
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; "
-    "base-uri 'none'; form-action 'self'"
-)
+
+
+def page_policy(origins: tuple[str, ...] = ()) -> str:
+    """The pages' Content-Security-Policy; `origins`: where the upload provider's files are
+    (an object store's or its CDN's), allowed for images and media only."""
+    others = "".join(f" {origin}" for origin in origins)
+    return (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        f"img-src 'self' data: blob:{others}; media-src 'self' blob:{others}; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    )
+
+
+CSP = page_policy()
 ASSET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 COMPRESSIBLE = (".js", ".mjs", ".css", ".map", ".json", ".svg", ".txt", ".html", ".wasm")
 TYPES = {".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8"}
@@ -63,9 +72,9 @@ class Asset:
     media_type: str
 
 
-def _page_headers() -> dict[str, str]:
+def _page_headers(policy: str = CSP) -> dict[str, str]:
     return {
-        "Content-Security-Policy": CSP,
+        "Content-Security-Policy": policy,
         "Cache-Control": "no-cache",
         "X-Content-Type-Options": "nosniff",
         "X-Frame-Options": "DENY",
@@ -79,6 +88,7 @@ class PanelEndpoints:
         self.folder = folder or assets_folder()
         self._index: bytes | None = None
         self._assets: dict[str, Asset] = {}
+        self._headers = _page_headers(page_policy(folio.storage.origins()))
 
     def routes(self) -> list[BaseRoute]:
         get = ["GET", "HEAD"]
@@ -105,9 +115,9 @@ class PanelEndpoints:
         index = self._read_index()
         if index is None:
             body = MISSING_PAGE.format(where=self.folder).encode()
-            headers = {**_page_headers(), "Cache-Control": "no-store", "Retry-After": "60"}
+            headers = {**self._headers, "Cache-Control": "no-store", "Retry-After": "60"}
             return Response(body, 503, headers, media_type="text/html; charset=utf-8")
-        return Response(index, 200, _page_headers(), media_type="text/html; charset=utf-8")
+        return Response(index, 200, self._headers, media_type="text/html; charset=utf-8")
 
     def _load(self, name: str) -> Asset | None:
         found = self._assets.get(name)
