@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import json
 import secrets
 import shutil
@@ -150,19 +151,28 @@ class S3Server:
         self._wait_ready()
 
     def _wait_ready(self) -> None:
+        """Until the store stores and serves an object: its S3 gateway answers before its
+        volume server has joined (a read then fails with 500)."""
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             assert self.process is not None
             if self.process.poll() is not None:
                 raise RuntimeError(f"the S3 store stopped at start:\n{self.log_tail()}")
             with contextlib.suppress(httpx.HTTPError):
-                if self._request("GET", "", "").status_code == 200:
-                    if self._request("PUT", PUBLIC_BUCKET, "").status_code not in (200, 409):
-                        raise RuntimeError(f"bucket {PUBLIC_BUCKET}: {self.log_tail()}")
+                if self._ready():
                     return
             time.sleep(0.2)
         self.stop()
         raise RuntimeError(f"the S3 store did not answer in {START_TIMEOUT} s:\n{self.log_tail()}")
+
+    def _ready(self) -> bool:
+        if self._request("PUT", PUBLIC_BUCKET, "").status_code not in (200, 409):
+            return False
+        probe = f"ready-{secrets.token_hex(4)}"
+        if self._request("PUT", PUBLIC_BUCKET, probe, body=b"ready").status_code != 200:
+            return False
+        found = self._request("GET", PUBLIC_BUCKET, probe)
+        return found.status_code == 200 and found.content == b"ready"
 
     def log_tail(self, lines: int = 30) -> str:
         path = self.directory / "weed.log"
@@ -202,14 +212,20 @@ class S3Server:
 
     # ------------------------------------------------------------------ a small client
     def _request(
-        self, method: str, bucket: str, key: str, query: list[tuple[str, str]] | None = None
+        self,
+        method: str,
+        bucket: str,
+        key: str,
+        query: list[tuple[str, str]] | None = None,
+        body: bytes = b"",
     ) -> httpx.Response:
         host = urlsplit(self.endpoint).netloc
         path = "/" + quote_path(f"{bucket}/{key}" if key else bucket) if bucket else "/"
         params = query or []
-        headers = self._signer.headers(method, host, path, params, payload_hash=_EMPTY)
+        digest = hashlib.sha256(body).hexdigest()
+        headers = self._signer.headers(method, host, path, params, payload_hash=digest)
         url = self.endpoint + path + ("?" + canonical_query(params) if params else "")
-        return self._http.request(method, url, headers=headers)
+        return self._http.request(method, url, headers=headers, content=body)
 
     def bucket(self) -> str:
         """A new, empty bucket's name."""
@@ -240,9 +256,6 @@ class S3Server:
         """A plain GET of `url` (a pre-signed URL, or an object's URL without signature)."""
         r = self._http.get(url)
         return r.status_code, r.content
-
-
-_EMPTY = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 
 @contextlib.contextmanager
