@@ -218,3 +218,19 @@ def test_urls_under_a_base_url_are_not_signed(
         record = upload_one(api, ("a.txt", b"a", "text/plain"))
         assert record["url"] == f"https://cdn.example.com/{record['hash']}{record['ext']}"
         assert record["isUrlSigned"] is False
+
+
+def test_graphql_variant_fields_are_signed(private: Api, store: S3Server, bucket: str) -> None:
+    # the same media field twice with other arguments: loaded apart from the list's read
+    cover = upload_one(private, ("cover.png", png(300, 200), "image/png"))
+    private.create("articles", {"title": "A", "gallery": [cover["id"]]})
+    query = (
+        "{ articles { a: gallery(pagination: {limit: 1}) { url }"
+        ' b: gallery(sort: "name") { url } } }'
+    )
+    r = private.post("/graphql", {"query": query})
+    assert r.status_code == 200, r.text
+    [article] = r.json()["data"]["articles"]
+    for alias in ("a", "b"):
+        [item] = article[alias]
+        signed(store, bucket, item["url"])
