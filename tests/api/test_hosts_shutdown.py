@@ -244,3 +244,41 @@ def test_readiness_fails_once_the_app_drains_and_answers_close_the_connection(ap
     assert api.get("/_health").status_code == 204
     r = api.get("/api/articles")
     assert r.status_code == 200 and r.headers["connection"] == "close"
+
+
+def _workers(supervisor: int) -> set[int]:
+    """The worker processes of a supervisor (its spawned children)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            command = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat[1]) == supervisor and b"spawn_main" in command:
+            found.add(int(entry))
+    return found
+
+
+def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
+    app = holding_app(tmp_path)
+    with server_process(app, "sqlite", workers=2) as (base, _port, proc):
+        wait_for(lambda: len(_workers(proc.pid)) == 2, "two workers")
+        first = _workers(proc.pid)
+        victim = min(first)
+        os.kill(victim, signal.SIGKILL)
+        wait_for(
+            lambda: len(_workers(proc.pid)) == 2 and victim not in _workers(proc.pid),
+            "another worker in its place",
+        )
+
+        def answers() -> bool:
+            return all(
+                httpx.get(base + "/_health/ready", timeout=10).status_code == 204 for _ in range(10)
+            )
+
+        wait_for(answers, "both workers answer")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(WAIT) == 0

@@ -253,6 +253,39 @@ def test_a_revoked_token_stops_working_on_both_hosts(cluster: Cluster) -> None:
             c.close()
 
 
+def test_a_token_revoked_from_the_command_line_stops_working_on_every_host(
+    cluster: Cluster,
+) -> None:
+    r = cluster.a.admin("POST", "/admin/api-tokens", {"name": "cli-made", "type": "read-only"})
+    assert r.status_code == 201, r.text
+    token_id, key = r.json()["data"]["id"], r.json()["data"]["accessKey"]
+    clients = [cluster.a.client(key), cluster.b.client(key)]
+    try:
+        for c in clients:
+            for _ in range(4):
+                assert c.get("/api/articles").status_code == 200
+        # a shell on one host: the command's process tells the servers as it ends
+        env = {k: v for k, v in os.environ.items() if k not in CLEARED}
+        assert PG_URL
+        env["DATABASE_URL"] = PG_URL
+        done = subprocess.run(
+            [*FOLIO, "token", "revoke", str(token_id), "--app", str(cluster.a.app)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        for c in clients:
+            eventually(
+                lambda c=c: all(c.get("/api/articles").status_code == 401 for _ in range(4)),
+                f"{c.base_url} refuses the token revoked from the command line",
+            )
+    finally:
+        for c in clients:
+            c.close()
+
+
 def test_a_host_killed_after_acknowledging_writes_has_lost_none(
     cluster: Cluster, tmp_path: Path
 ) -> None:
