@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -121,7 +122,11 @@ def make_app(scratch: Path, name: str, server: dict[str, Any]) -> Path:
     shutil.copytree(ROOT / "tests" / "fixtures" / "blog", app)
     (app / "config" / "plugins.json").write_text(json.dumps(LIMITS))
     (app / "config" / "permissions.json").write_text(json.dumps(PUBLIC))
-    (app / "config" / "server.json").write_text(json.dumps(server))
+    # change messages kept in the process for all three apps, so that they differ only by
+    # their limiter (with Redis configured, "auto" would also subscribe to it)
+    (app / "config" / "server.json").write_text(
+        json.dumps({**server, "broadcast": {"via": "local"}})
+    )
     return app
 
 
@@ -172,7 +177,8 @@ async def run(args: argparse.Namespace) -> None:
         body = {"username": "bench", "email": "bench@example.com", "password": PASSWORD}
         status, answer = await call(apps["memory"], "POST", "/api/auth/local/register", body)
         assert status == 200, answer
-        print(f"Redis {args.redis}, {args.loop} event loop")
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"Redis {args.redis}, {args.loop} event loop; load average {load}")
 
         # ---------------------------------------------------------------- counting alone
         given = {"identifier": "bench", "password": PASSWORD}

@@ -31,10 +31,11 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from redis.asyncio import ConnectionPool, Redis
+from redis.asyncio import Connection, ConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 
 from folio.config import Settings
 from folio.errors import ConfigError
@@ -89,12 +90,14 @@ def safe_url(url: str) -> str:
 
 
 class _LoopClients:
-    """A handle's clients of one event loop."""
+    """A handle's clients of one event loop: the general client, and the connections of
+    `run` (made by redis-py from the URL; idle ones kept for the next command)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, slots: int) -> None:
         self.loop = loop
         self.general: Redis | None = None
-        self.commands: Redis | None = None
+        self.factory: ConnectionPool | None = None
+        self.idle: list[Connection] = []
         self.slots = asyncio.Semaphore(slots)
 
 
@@ -123,13 +126,34 @@ class RedisHandle:
 
     async def run(self, *command: Any) -> Any:
         """The answer of one command; TimeoutError past the handle's timeout, a RedisError
-        (or OSError) when Redis refuses or fails."""
+        (or OSError) when Redis refuses or fails.
+
+        A command takes an idle connection of its own (at most `max_connections` at once),
+        sends and reads on it directly: redis-py's pool and retry wrapper around each
+        command cost about a third of a round trip to a local Redis (bench/limiter.py)."""
         clients = self._of_loop()
-        if clients.commands is None:
-            clients.commands = self.new_client(socket_timeout=None)
-        execute: Any = clients.commands.execute_command  # (untyped in redis-py)
         async with asyncio.timeout(self.timeout), clients.slots:
-            return await execute(*command)
+            if clients.idle:
+                conn = clients.idle.pop()
+            else:
+                if clients.factory is None:
+                    clients.factory = ConnectionPool.from_url(self.url, **self._kwargs())
+                make: Any = clients.factory.make_connection  # (untyped in redis-py)
+                conn = make()
+            try:
+                return await _ask(conn, command)
+            except ResponseError:
+                raise  # an answer: the connection is in step
+            except RedisConnectionError:
+                # a connection found broken (Redis restarted, say): once more, afresh
+                await conn.disconnect(nowait=True)
+                return await _ask(conn, command)
+            except BaseException:
+                # cut short (a timeout) or failed: its next command reconnects
+                await conn.disconnect(nowait=True)
+                raise
+            finally:
+                clients.idle.append(conn)
 
     def client(self) -> Redis:
         """The general client of the running loop (made at its first use; it connects
@@ -141,20 +165,30 @@ class RedisHandle:
 
     def new_client(self, **options: Any) -> Redis:
         """A client of its own, with the handle's timeouts unless `options` say otherwise."""
-        kwargs: dict[str, Any] = {
-            "socket_timeout": self.timeout,
+        kwargs = self._kwargs(**{"socket_timeout": self.timeout, **options})
+        return Redis(connection_pool=ConnectionPool.from_url(self.url, **kwargs))
+
+    def _kwargs(self, **options: Any) -> dict[str, Any]:
+        return {
+            # `run`'s connections: the command's timeout bounds their reads
+            "socket_timeout": None,
             "socket_connect_timeout": self.timeout,
             "retry": Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
             **self.options,
             **options,
         }
-        return Redis(connection_pool=ConnectionPool.from_url(self.url, **kwargs))
 
     async def close(self) -> None:
         """Closes the running loop's clients."""
         clients, self._clients = self._clients, None
         if clients is None or clients.loop is not asyncio.get_running_loop():
             return
-        for client in (clients.general, clients.commands):
-            if client is not None:
-                await client.aclose(close_connection_pool=True)
+        if clients.general is not None:
+            await clients.general.aclose(close_connection_pool=True)
+        for conn in clients.idle:
+            await conn.disconnect()
+
+
+async def _ask(conn: Connection, command: tuple[Any, ...]) -> Any:
+    await conn.send_command(*command)
+    return await conn.read_response()
