@@ -242,12 +242,17 @@ def test_the_read_memo_of_one_host_sees_a_write_made_through_another(tmp_path: P
             rows = data if isinstance(data, list) else [data]
             return [(d["title"], d["category"]["name"]) for d in rows]
 
-        # read twice through the first host: the second is answered from its memo
+        # read again through the first host: answered from its memo, with fewer statements
+        # (the fewest of a few reads: the app's background work runs statements too)
         before = a.statements()
         assert names(list_path) == [("First", "Before")]
         first = a.statements() - before
-        assert names(list_path) == [("First", "Before")]
-        assert a.statements() - before - first < first
+        again = []
+        for _ in range(3):
+            before = a.statements()
+            assert names(list_path) == [("First", "Before")]
+            again.append(a.statements() - before)
+        assert min(again) < first
         assert names(one_path) == names(one_path) == [("First", "Before")]
         # written through the other host: the populated category and the page itself
         r = b.put(

@@ -1,8 +1,8 @@
 """Change messages through PostgreSQL's notifications: a message is a NOTIFY on the channel
-`folio_changes` (sent as its own statement once the change committed), and every process
-of every host listens on a connection of its own (the store's `listen`, reconnected after a
-loss, which calls back once after each (re)connection: then every handler runs, for what
-was committed while it was away).
+`folio_changes` (the dialect's, in a transaction of its own once the change committed), and
+every process of every host listens on a connection of its own (the store's `listen`,
+reconnected after a loss, which calls back once after each (re)connection: then every
+handler runs, for what was committed while it was away).
 
 The store's listening session calls back without the notification's text, so each
 notification runs every handler: configuration changes are rare, and a reload too many
@@ -13,10 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from folio.broadcast.base import Broadcaster
-from folio.store.program import execute
 
 CHANNEL = "folio_changes"
-NOTIFY = "SELECT pg_notify(?, ?)"
 
 
 class NotifyBroadcaster(Broadcaster):
@@ -28,8 +26,8 @@ class NotifyBroadcaster(Broadcaster):
         self._listening: Any = None
 
     async def _send(self, messages: list[str]) -> None:
-        for message in messages:
-            await self._db.write_one(execute(NOTIFY, [CHANNEL, message]))
+        # the listeners hear that something changed, not what: one notification for all
+        await self._db.write(self._db.dialect.notify(CHANNEL))
 
     async def _listen(self) -> None:
         self._listening = await self._db.listen(CHANNEL, self._reset)
