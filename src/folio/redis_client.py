@@ -125,8 +125,9 @@ class RedisHandle:
         return self._clients
 
     async def run(self, *command: Any) -> Any:
-        """The answer of one command; TimeoutError past the handle's timeout, a RedisError
-        (or OSError) when Redis refuses or fails.
+        """The answer of one command as Redis gives it (bytes, integers, lists: none of
+        redis-py's conversions); TimeoutError past the handle's timeout, a RedisError (or
+        OSError) when Redis refuses or fails.
 
         A command takes an idle connection of its own (at most `max_connections` at once),
         sends and reads on it directly: redis-py's pool and retry wrapper around each

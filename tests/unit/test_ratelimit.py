@@ -340,3 +340,20 @@ def test_a_redis_that_comes_and_goes_is_logged_at_most_once_a_minute(
     assert len(lines) == 2, lines
     assert "unreachable (ConnectionError: refused)" in lines[0]
     assert "answers again" in lines[1]
+
+
+def test_a_connection_that_redis_closed_is_replaced_at_once(prefix: str) -> None:
+    """A Redis restarted (here: the server closing the connection) costs the next command
+    nothing but a fresh connection."""
+    import redis
+
+    async def run() -> None:
+        handle = RedisHandle(REDIS_URL, 5.0)
+        ident = await handle.run("CLIENT", "ID")
+        with redis.Redis.from_url(REDIS_URL) as admin:
+            assert admin.execute_command("CLIENT", "KILL", "ID", ident) == 1
+        assert await handle.run("SET", f"{prefix}:x", "1") == b"OK"
+        assert await handle.run("CLIENT", "ID") != ident
+        await handle.close()
+
+    asyncio.run(run())
