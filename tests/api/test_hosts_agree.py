@@ -26,7 +26,7 @@ import pytest
 
 from tests.api.adminapp import CSRF_HEADER, register_admin
 from tests.api.authapp import ADMIN_KEY, bearer, reference_permissions
-from tests.conftest import FIXTURES, PG_URL, Api, database_url, make_api
+from tests.conftest import FIXTURES, MYSQL_URL, PG_URL, Api, database_url, make_api
 
 JWT_SECRET = "hosts-jwt-secret-" + "a" * 32
 TOKEN_SALT = "hosts-token-salt-" + "b" * 32
@@ -45,10 +45,12 @@ def redis_up() -> bool:
         return False
 
 
-# (database, carrier): PostgreSQL with each carrier; SQLite through the row
+# (database, carrier): PostgreSQL with each carrier; SQLite and MySQL (no notifications)
+# through the row, and MySQL through Redis
 CASES = [
     ("sqlite", "poll"),
     *([("postgres", "notify"), ("postgres", "poll"), ("postgres", "redis")] if PG_URL else []),
+    *([("mysql", "poll"), ("mysql", "redis")] if MYSQL_URL else []),
 ]
 
 
@@ -220,9 +222,13 @@ def test_a_panel_setting_saved_through_one_host_is_used_by_the_other(
         )
 
 
-@pytest.mark.skipif(not PG_URL, reason="needs FOLIO_TEST_DATABASE_URL (PostgreSQL)")
-def test_the_read_memo_of_one_host_sees_a_write_made_through_another(tmp_path: Path) -> None:
-    with two_hosts(tmp_path, "postgres", "notify") as (a, b):
+@pytest.mark.parametrize(
+    ("backend", "via"), [c for c in CASES if c in (("postgres", "notify"), ("mysql", "poll"))]
+)
+def test_the_read_memo_of_one_host_sees_a_write_made_through_another(
+    tmp_path: Path, backend: str, via: str
+) -> None:
+    with two_hosts(tmp_path, backend, via) as (a, b):
         _, full = make_token(a, "writer", "full-access")
         category = a.post(
             "/api/categories", {"data": {"name": "Before", "slug": "c"}}, headers=bearer(full)
