@@ -20,6 +20,7 @@ from folio.errors import ValidationError
 from folio.transfer.archive import ArchiveReader
 from folio.transfer.exporter import export_archive
 from folio.transfer.importer import import_archive
+from tests.api.test_relations import png
 from tests.conftest import FIXTURES, Api, database_url, make_api
 
 PNG = (
@@ -133,6 +134,21 @@ def test_export_then_import_answers_the_same(backend: str, source: Api, tmp_path
         # the file's bytes came along
         url = before[-1][0]["url"]
         assert target.get(url).content == PNG
+
+
+def test_an_images_formats_go_with_it(source: Api, tmp_path: Path) -> None:
+    image = png(1200, 800)
+    r = source.post("/api/upload", files={"files": ("big.png", image, "image/png")})
+    assert r.status_code == 201, r.text
+    record = r.json()[0]
+    assert set(record["formats"]) == {"thumbnail", "small", "medium", "large"}
+    expected = {f"{record['hash']}.png": image}
+    for fmt in record["formats"].values():
+        expected[f"{fmt['hash']}.png"] = source.get(fmt["url"]).content
+    archive = export(source, tmp_path / "images")
+    with ArchiveReader(archive) as reader:
+        got = {asset.filename: asset.read() for asset in reader.assets()}
+    assert got == expected
 
 
 def test_only_and_exclude_choose_the_parts(source: Api, tmp_path: Path) -> None:

@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from folio.errors import ConfigError
-from folio.files.providers import LocalProvider, Provider, StaticMount, provider_for
+from folio.files.providers import (
+    LocalProvider,
+    ObjectMissing,
+    Provider,
+    StaticMount,
+    StoredObject,
+    provider_for,
+)
+from folio.files.providers.local import COPY_CHUNK
 
 
 def test_the_local_provider_stores_and_removes_files(tmp_path: Path) -> None:
@@ -78,6 +88,27 @@ def test_the_local_provider_is_the_default(tmp_path: Path, plugins: dict[str, An
     assert provider.root == tmp_path / "public" / "uploads"
 
 
+def test_the_local_provider_reads_a_file_back_in_chunks(tmp_path: Path) -> None:
+    provider = LocalProvider(tmp_path / "uploads")
+    data = os.urandom(2 * COPY_CHUNK + 10)
+
+    async def run() -> None:
+        await provider.put("big.bin", data, "application/octet-stream")
+        async with provider.open("big.bin") as stored:
+            assert stored.size == len(data)
+            chunks = [chunk async for chunk in stored.chunks]
+        assert [len(c) for c in chunks] == [COPY_CHUNK, COPY_CHUNK, 10]
+        assert b"".join(chunks) == data
+        with pytest.raises(ObjectMissing):
+            async with provider.open("missing.bin"):
+                pass
+        with pytest.raises(ValueError):
+            async with provider.open("../outside"):
+                pass
+
+    asyncio.run(run())
+
+
 @pytest.mark.parametrize("name", ["aws-s4", 3])
 def test_an_unknown_provider_is_a_configuration_error(tmp_path: Path, name: Any) -> None:
     plugins = {"upload": {"config": {"provider": name}}}
@@ -101,5 +132,8 @@ def test_a_provider_stores_elsewhere_unless_it_says_what_to_serve() -> None:
 
         async def delete(self, key: str) -> None:
             return None
+
+        def open(self, key: str) -> AbstractAsyncContextManager[StoredObject]:
+            raise ObjectMissing(key)
 
     assert Remote().static_mount() is None

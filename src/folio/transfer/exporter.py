@@ -5,7 +5,8 @@ type and component, `export_schemas.py`), `entities/` (one line per stored row: 
 locale, draft and published version, with its components and dynamic zones inline),
 `links/` (relations between rows in their order, both sides' positions; files' morph links
 to entries and components; each row's `localizations` link), `assets/` (each file's bytes
-and record, its formats too), `configuration/` (the default locale, webhooks) and `metadata.json`.
+and record, its formats too, the bytes streamed from the upload provider: the local disk or
+an object store), `configuration/` (the default locale, webhooks) and `metadata.json`.
 The container (tar, gzip, encryption, numbered JSON-lines files) is `archive.py`'s.
 
 Rows are read through the document service's bulk reads (`DocumentService.dump`), by pages
@@ -16,18 +17,23 @@ tokens and admin accounts are not exported (the reference does not export them e
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime as dt
+import logging
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol, cast
+
+import orjson
 
 from folio.auth.permissions import RoleTable
 from folio.config import Settings
 from folio.content.documents import DocumentService
 from folio.content.ids import new_document_id
 from folio.errors import ValidationError
-from folio.files.providers import Provider
+from folio.files.providers import ObjectMissing, Provider
 from folio.schema.builtins import FILE_UID, ROLE_UID, USER_UID
 from folio.schema.model import ContentType, Registry, Schema
 from folio.transfer.archive import ArchiveWriter
@@ -49,6 +55,8 @@ class App(Protocol):
     storage: Provider
     webhooks: WebhookService
 
+
+log = logging.getLogger("folio.transfer")
 
 # the reference's transfer groups (`--only`, `--exclude`) and the stages each one holds
 GROUPS = ("content", "files", "config")
@@ -87,6 +95,47 @@ def _number(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
+
+
+def _file_name(name: str) -> bool:
+    return bool(name) and "\\" not in name and PurePath(name).name == name and name != ".."
+
+
+class _Pull:
+    """A stored object's chunks (an async iterator of this event loop) as the readable
+    binary stream the archive's writer reads on a worker thread: each `read` returns the
+    bytes asked for (fewer only at the end), taking chunks from the loop as needed."""
+
+    def __init__(self, chunks: AsyncIterator[bytes], loop: asyncio.AbstractEventLoop) -> None:
+        self._chunks = chunks
+        self._loop = loop
+        self._chunk = memoryview(b"")
+        self._done = False
+        self._stopped = False
+
+    def stop(self) -> None:
+        self._stopped = True
+
+    async def _next(self) -> bytes | None:
+        return await anext(self._chunks, None)
+
+    def read(self, size: int = -1) -> bytes:
+        out = bytearray()
+        while size < 0 or len(out) < size:
+            if not self._chunk:
+                if self._done:
+                    break
+                if self._stopped:
+                    raise OSError("the export was stopped")
+                chunk = asyncio.run_coroutine_threadsafe(self._next(), self._loop).result()
+                if chunk is None:
+                    self._done = True
+                    break
+                self._chunk = memoryview(chunk)
+            take = len(self._chunk) if size < 0 else min(size - len(out), len(self._chunk))
+            out += self._chunk[:take]
+            self._chunk = self._chunk[take:]
+        return bytes(out)
 
 
 def _now() -> str:
@@ -308,41 +357,55 @@ class Exporter:
             self.tick("links")
 
     async def assets(self) -> None:
-        """Each local file's bytes and record, then its formats' (as the reference does:
-        a format's record is the format with `type`, the file's `id` and `mainHash`)."""
-        mount = self.folio.storage.static_mount()
-        if mount is None:
-            return
-        base = mount.path.rstrip("/") + "/"
+        """Each file's bytes and record, then its formats' (as the reference does: a
+        format's record is the format with `type`, the file's `id` and `mainHash`), the
+        bytes read from the upload provider, whichever it is."""
         ct = self.registry.content_types[FILE_UID]
         async for page in self.rows(ct):
             for record in page:
                 record.setdefault("folderPath", "/")
-                self._asset(mount.directory, base, record, record)
+                await self._asset(record, record)
                 formats = record.get("formats")
+                if isinstance(formats, orjson.Fragment):
+                    # a JSON column comes as its text, to be written as it is
+                    formats = orjson.loads(orjson.dumps(formats))
                 if isinstance(formats, dict):
                     for name, fmt in formats.items():
                         if isinstance(fmt, dict):
                             meta = {**fmt, "type": name, "id": record["id"]}
                             meta["mainHash"] = record.get("hash")
-                            self._asset(mount.directory, base, fmt, meta)
+                            await self._asset(fmt, meta)
             self.tick("assets")
 
-    def _asset(
-        self, directory: Path, base: str, item: dict[str, Any], metadata: dict[str, Any]
-    ) -> None:
-        url = str(item.get("url") or "")
-        if not url.startswith(base):
-            return  # stored elsewhere (a remote provider): the record goes, not the bytes
-        path = directory / url[len(base) :]
+    async def _asset(self, item: dict[str, Any], metadata: dict[str, Any]) -> None:
+        """One object (a file's or a format's), streamed from the provider into the
+        archive: the archive is written on a worker thread (its compression and
+        encryption with it), pulling the object's chunks from this loop as it goes."""
+        digest, ext = item.get("hash"), item.get("ext") or ""
+        name = f"{digest}{ext}"
+        if not isinstance(digest, str) or not isinstance(ext, str) or not _file_name(name):
+            return  # not a name this app stores objects under
         try:
-            size = path.stat().st_size
-            stream = path.open("rb")
-        except OSError:
-            return  # a record whose file is gone: the reference skips it with a warning
-        name = f"{item.get('hash')}{item.get('ext') or ''}"
-        with stream:
-            self.writer.add_asset(name, metadata, stream, size)
+            async with self.folio.storage.open(name) as stored:
+                source = _Pull(stored.chunks, asyncio.get_running_loop())
+                writing = asyncio.ensure_future(
+                    asyncio.to_thread(
+                        self.writer.add_asset, name, metadata, cast(BinaryIO, source), stored.size
+                    )
+                )
+                try:
+                    await asyncio.shield(writing)
+                except asyncio.CancelledError:
+                    # the thread stops at its next read; the archive is not left to it
+                    # while it is being removed
+                    source.stop()
+                    with contextlib.suppress(BaseException):
+                        await writing
+                    raise
+        except ObjectMissing:
+            # a record whose bytes are gone: the reference skips it with a warning
+            log.warning("export: %s is not in the file store, its record goes alone", name)
+            return
         self.counts["assets"] += 1
 
     async def configuration(self) -> None:

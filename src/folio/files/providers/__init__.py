@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from folio.errors import ConfigError
-from folio.files.providers.base import Provider, Source, StaticMount, StoreUnavailable
+from folio.files.providers.base import (
+    ObjectMissing,
+    Provider,
+    Source,
+    StaticMount,
+    StoredObject,
+    StoreUnavailable,
+)
 from folio.files.providers.local import LocalProvider
 from folio.files.providers.s3 import S3Provider
 from folio.files.providers.s3_options import read_options
@@ -23,11 +30,13 @@ from folio.files.providers.s3_options import read_options
 __all__ = [
     "PROVIDERS",
     "LocalProvider",
+    "ObjectMissing",
     "Provider",
     "S3Provider",
     "Source",
     "StaticMount",
     "StoreUnavailable",
+    "StoredObject",
     "provider_for",
 ]
 

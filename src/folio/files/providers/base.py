@@ -12,11 +12,16 @@ A provider whose objects are private (`private`) hands out URLs that only work s
 `signed_url` gives the URL to show for an object, wherever an answer shows a file (see
 `folio.content.signing`). A provider that cannot reach its store raises `StoreUnavailable`
 (503, the answer's `Retry-After` set), never half-stores an object under its key, and leaves
-the database to its caller."""
+the database to its caller.
+
+A stored object is read back as it was stored (`open`: its size, then its bytes a chunk at a
+time, never whole), for what copies files elsewhere (`folio export`)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, ClassVar
@@ -35,6 +40,19 @@ class StoreUnavailable(ServiceUnavailableError):
 
     def __init__(self, message: str = "The file store is unavailable, try again later") -> None:
         super().__init__(message)
+
+
+class ObjectMissing(LookupError):
+    """The store holds no object under the key asked for."""
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    """A stored object being read: its size in bytes, and its bytes (`chunks`, an async
+    iterator of pieces of at most a megabyte or so, `size` bytes in all)."""
+
+    size: int
+    chunks: AsyncIterator[bytes]
 
 
 @dataclass(frozen=True)
@@ -60,6 +78,13 @@ class Provider(ABC):
     @abstractmethod
     async def delete(self, key: str) -> None:
         """Removes the stored object; a missing one is not an error."""
+
+    @abstractmethod
+    def open(self, key: str) -> AbstractAsyncContextManager[StoredObject]:
+        """The object stored under `key`, read as the `async with` block iterates its
+        chunks (and released at the block's end, read to its end or not). ObjectMissing
+        when there is none; StoreUnavailable when the store cannot be read (before or
+        while the chunks come)."""
 
     def static_mount(self) -> StaticMount | None:
         """The directory to serve the stored objects from, for a provider whose URLs point

@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
-from folio.files.providers.base import Provider, Source, StaticMount
+from folio.files.providers.base import ObjectMissing, Provider, Source, StaticMount, StoredObject
 
 COPY_CHUNK = 1024 * 1024
 
@@ -56,5 +58,30 @@ class LocalProvider(Provider):
     async def delete(self, key: str) -> None:
         await asyncio.to_thread(self._path(key).unlink, missing_ok=True)
 
+    @asynccontextmanager
+    async def open(self, key: str) -> AsyncIterator[StoredObject]:
+        path = self._path(key)
+        try:
+            fd = await asyncio.to_thread(os.open, path, os.O_RDONLY)
+        except FileNotFoundError:
+            raise ObjectMissing(key) from None
+        try:
+            size = (await asyncio.to_thread(os.fstat, fd)).st_size
+            yield StoredObject(size, _chunks(fd, size))
+        finally:
+            os.close(fd)
+
     def static_mount(self) -> StaticMount:
         return StaticMount(self.base_url, self.root)
+
+
+async def _chunks(fd: int, size: int) -> AsyncIterator[bytes]:
+    """The `size` bytes of an open file, a chunk at a time, each read on a worker thread
+    (the file being the one opened, a replacement renamed over it meanwhile is not read)."""
+    offset = 0
+    while offset < size:
+        chunk = await asyncio.to_thread(os.pread, fd, min(COPY_CHUNK, size - offset), offset)
+        if not chunk:
+            raise OSError(f"the file ended at {offset} of its {size} bytes")
+        offset += len(chunk)
+        yield chunk

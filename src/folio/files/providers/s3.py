@@ -12,9 +12,10 @@ bucket but another store's address (the store moved) is signed for the present o
 Uploads are streamed: a file is read in chunks as it is sent, never whole. One larger than
 a part (`providerConfig.multipart.partSize`, 8 MiB by default) goes up as a multipart upload,
 `queueSize` parts at a time; a failed one is aborted, so no part is left behind and the key
-keeps what it held. Requests are signed here (SigV4, `folio.files.sigv4`) and sent with
-httpx; a store that cannot be reached, fails or refuses answers `StoreUnavailable` (503),
-its cause logged. Settings: `s3_options.py`."""
+keeps what it held. An object is read back (`open`) by a signed GET whose answer is
+streamed (a missing key is `ObjectMissing`). Requests are signed here (SigV4,
+`folio.files.sigv4`) and sent with httpx; a store that cannot be reached, fails or refuses
+answers `StoreUnavailable` (503), its cause logged. Settings: `s3_options.py`."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import logging
 import os
 import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -31,7 +33,13 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from folio.files.providers.base import Provider, Source, StoreUnavailable
+from folio.files.providers.base import (
+    ObjectMissing,
+    Provider,
+    Source,
+    StoredObject,
+    StoreUnavailable,
+)
 from folio.files.providers.s3_options import S3Options
 from folio.files.sigv4 import Credentials, Signer, canonical_query, quote_path
 
@@ -178,6 +186,43 @@ class S3Provider(Provider):
         if client is not None and self._loop is asyncio.get_running_loop():
             await client.aclose()
 
+    async def _open_request(
+        self,
+        method: str,
+        key: str,
+        query: Sequence[tuple[str, str]] = (),
+        *,
+        headers: dict[str, str] | None = None,
+        content: bytes | AsyncIterator[bytes] = b"",
+        length: int | None = None,
+    ) -> httpx.Response:
+        """One signed request about the object `key`, sent; its answer's body not read yet
+        (the caller reads and closes it). httpx.HTTPError when the store cannot be reached."""
+        path = f"{self._bucket_path}/{quote_path(self.object_key(key))}"
+        given = headers or {}
+        # every x-amz- header is signed (S3 requires it); the others need not be
+        amz = {k: v for k, v in given.items() if k.lower().startswith("x-amz-")}
+        sent = {**given, **self._signer.headers(method, self._host, path, query, amz)}
+        if length is not None:
+            sent["Content-Length"] = str(length)
+        url = f"{self._origin}{path}"
+        if query:
+            url += "?" + canonical_query(query)
+        client = self._http()
+        request = client.build_request(method, url, headers=sent, content=content)
+        return await client.send(request, stream=True)
+
+    def _refused(self, method: str, key: str, response: httpx.Response, body: bytes) -> None:
+        code = _element(body, "Code") or ""
+        log.warning(
+            "file store %s: %s %s answered %s %s",
+            self._origin,
+            method,
+            key,
+            response.status_code,
+            code,
+        )
+
     async def _send(
         self,
         method: str,
@@ -191,20 +236,10 @@ class S3Provider(Provider):
     ) -> Answer:
         """One signed request about the object `key`; StoreUnavailable unless it answers
         one of `expect`."""
-        path = f"{self._bucket_path}/{quote_path(self.object_key(key))}"
-        given = headers or {}
-        # every x-amz- header is signed (S3 requires it); the others need not be
-        amz = {k: v for k, v in given.items() if k.lower().startswith("x-amz-")}
-        sent = {**given, **self._signer.headers(method, self._host, path, query, amz)}
-        if length is not None:
-            sent["Content-Length"] = str(length)
-        url = f"{self._origin}{path}"
-        if query:
-            url += "?" + canonical_query(query)
-        client = self._http()
         try:
-            request = client.build_request(method, url, headers=sent, content=content)
-            response = await client.send(request, stream=True)
+            response = await self._open_request(
+                method, key, query, headers=headers, content=content, length=length
+            )
             try:
                 body = await _read_answer(response)
             finally:
@@ -213,15 +248,7 @@ class S3Provider(Provider):
             log.warning("file store %s: %s %s failed: %r", self._origin, method, key, exc)
             raise StoreUnavailable() from exc
         if response.status_code not in expect:
-            code = _element(body, "Code") or ""
-            log.warning(
-                "file store %s: %s %s answered %s %s",
-                self._origin,
-                method,
-                key,
-                response.status_code,
-                code,
-            )
+            self._refused(method, key, response, body)
             raise StoreUnavailable()
         return Answer(response.status_code, response.headers, body)
 
@@ -312,6 +339,46 @@ class S3Provider(Provider):
 
     async def delete(self, key: str) -> None:
         await self._send("DELETE", key, expect=(204, 200, 404))
+
+    @asynccontextmanager
+    async def open(self, key: str) -> AsyncIterator[StoredObject]:
+        # the bytes as stored (no content decoding: their count is the object's size)
+        headers = {"Accept-Encoding": "identity"}
+        try:
+            response = await self._open_request("GET", key, headers=headers)
+        except httpx.HTTPError as exc:
+            log.warning("file store %s: GET %s failed: %r", self._origin, key, exc)
+            raise StoreUnavailable() from exc
+        try:
+            if response.status_code != 200:
+                body = await self._answer_body(response, key)
+                if response.status_code == 404 and _element(body, "Code") in ("NoSuchKey", None):
+                    raise ObjectMissing(key)
+                self._refused("GET", key, response, body)
+                raise StoreUnavailable()
+            length = response.headers.get("content-length", "")
+            if not length.isdecimal():
+                log.warning("file store %s: GET %s answered no length", self._origin, key)
+                raise StoreUnavailable()
+            yield StoredObject(int(length), self._body(response, key))
+        finally:
+            await response.aclose()
+
+    async def _answer_body(self, response: httpx.Response, key: str) -> bytes:
+        try:
+            return await _read_answer(response)
+        except httpx.HTTPError as exc:
+            log.warning("file store %s: GET %s failed: %r", self._origin, key, exc)
+            raise StoreUnavailable() from exc
+
+    async def _body(self, response: httpx.Response, key: str) -> AsyncIterator[bytes]:
+        """An answer's body as it comes; StoreUnavailable if the connection fails."""
+        try:
+            async for chunk in response.aiter_raw(CHUNK):
+                yield chunk
+        except httpx.HTTPError as exc:
+            log.warning("file store %s: reading %s failed: %r", self._origin, key, exc)
+            raise StoreUnavailable() from exc
 
 
 def _xml_text(text: str) -> str:
