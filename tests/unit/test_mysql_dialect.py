@@ -64,12 +64,14 @@ def test_a_reference_becomes_a_table_foreign_key() -> None:
     sql = d.create_table("links", [("id", d.identity()), ("source_id", d.reference("articles"))])
     assert sql == (
         'CREATE TABLE "links" ("id" INT AUTO_INCREMENT PRIMARY KEY, "source_id" INT NOT NULL, '
-        'FOREIGN KEY ("source_id") REFERENCES "articles" (id) ON DELETE CASCADE) '
+        'INDEX "links_source_id_fk" ("source_id"), FOREIGN KEY "links_source_id_fk" '
+        '("source_id") REFERENCES "articles" (id) ON DELETE CASCADE) '
         "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin"
     )
     assert d.add_column("links", "file_id", d.reference("files", cascade=False)) == (
         'ALTER TABLE "links" ADD COLUMN "file_id" INT NOT NULL, '
-        'ADD FOREIGN KEY ("file_id") REFERENCES "files" (id)'
+        'ADD INDEX "links_file_id_fk" ("file_id"), '
+        'ADD FOREIGN KEY "links_file_id_fk" ("file_id") REFERENCES "files" (id)'
     )
 
 

@@ -113,6 +113,13 @@ _EXCLUDED = re.compile(r'\bexcluded\.("(?:[^"]|"")+"|\w+)')
 _QUOTED = re.compile(r'"((?:[^"]|"")+)"|\b(\w+)\b')
 
 
+def _short(name: str) -> str:
+    """A name within MySQL's 64 characters (a long one ends with a digest of itself)."""
+    if len(name) <= 64:
+        return name
+    return name[:51] + "_" + hashlib.sha1(name.encode()).hexdigest()[:12]
+
+
 def _to_bool(value: Any) -> Any:
     return None if value is None else bool(value)
 
@@ -204,6 +211,8 @@ class MySQLDialect(Dialect):
     snapshots = True
     literal_first_limit = False
     materialized_cte = False
+    # a page's ids in a derived table (MySQL refuses LIMIT in an IN subquery)
+    deferred_pages = True
     unordered_joins = True
     skip_locked = True
     notifications = False
@@ -238,6 +247,10 @@ class MySQLDialect(Dialect):
 
     def snapshot_expr(self) -> str:
         return SNAPSHOT
+
+    def distinct(self, a: str, b: str, negated: bool = False) -> str:
+        # `<=>`: equality that holds between two NULLs (MySQL has no IS DISTINCT FROM)
+        return f"({a} <=> {b})" if negated else f"NOT ({a} <=> {b})"
 
     def param_cast(self, family: str) -> str:
         if family in (INTEGER, BIGINTEGER):
@@ -313,6 +326,15 @@ class MySQLDialect(Dialect):
         else:
             parts = [f"{self.quote(c)} = {v}" for c, v in sets]
         return head + ", ".join(parts)
+
+    def copy_columns(self, table: str, columns: Sequence[str], targets: int) -> str:
+        # MySQL's UPDATE has no FROM: the source row joined (its id, the first parameter,
+        # comes before the targets' in the text too)
+        t = self.quote(table)
+        sets = ", ".join(f"d.{self.quote(c)} = s.{self.quote(c)}" for c in columns)
+        return (
+            f"UPDATE {t} AS d JOIN {t} AS s ON s.id = ? SET {sets} WHERE d.id IN ({marks(targets)})"
+        )
 
     def lock(self, key: int) -> Program:
         rows = yield query(LOCK_SQL, (f"{LOCK_PREFIX}{key}",))
@@ -394,38 +416,49 @@ class MySQLDialect(Dialect):
         )
         return {str(r[0]) for r in rows}
 
-    def create_table(self, table: str, columns: Sequence[tuple[str, str]]) -> str:
+    def create_table(
+        self, table: str, columns: Sequence[tuple[str, str]], if_missing: bool = False
+    ) -> str:
         parts: list[str] = []
         keys: list[str] = []
         for name, definition in columns:
-            column, foreign = self._split_reference(name, definition)
+            column, foreign = self._split_reference(table, name, definition)
             parts.append(f"{self.quote(name)} {column}")
             if foreign:
                 keys.append(foreign)
         body = ", ".join(parts + keys)
+        exists = "IF NOT EXISTS " if if_missing else ""
         return (
-            f"CREATE TABLE {self.quote(table)} ({body}) ENGINE=InnoDB "
+            f"CREATE TABLE {exists}{self.quote(table)} ({body}) ENGINE=InnoDB "
             f"DEFAULT CHARSET=utf8mb4 COLLATE={self.collation}"
         )
 
     def add_column(self, table: str, column: str, definition: str) -> str:
-        plain, foreign = self._split_reference(column, definition)
+        plain, foreign = self._split_reference(table, column, definition)
         sql = f"ALTER TABLE {self.quote(table)} ADD COLUMN {self.quote(column)} {plain}"
-        return f"{sql}, ADD {foreign}" if foreign else sql
+        if not foreign:
+            return sql
+        index, key = foreign.split(", ", 1)
+        return f"{sql}, ADD {index}, ADD {key}"
 
-    def _split_reference(self, column: str, definition: str) -> tuple[str, str]:
+    def _split_reference(self, table: str, column: str, definition: str) -> tuple[str, str]:
         """A column definition without its REFERENCES clause, and that clause as a
-        table-level FOREIGN KEY ("" without one)."""
+        table-level FOREIGN KEY with an index of its own ("" without one). InnoDB needs an
+        index that leads with the column; the one it would make itself is dropped as soon
+        as another index leads with it, and that one then cannot be dropped (an index
+        retired by a later layout): the foreign key's own index stays."""
         found = _REFERENCES.search(definition)
         if found is None:
             return definition, ""
         target, key, tail = found.group(1), found.group(2), found.group(3).strip()
-        foreign = f"FOREIGN KEY ({self.quote(column)}) REFERENCES {target} ({key})"
-        return definition[: found.start()], f"{foreign} {tail}".rstrip()
+        name = self.quote(_short(f"{table}_{column}_fk"))
+        foreign = f"FOREIGN KEY {name} ({self.quote(column)}) REFERENCES {target} ({key})"
+        index = f"INDEX {name} ({self.quote(column)})"
+        return definition[: found.start()], f"{index}, {foreign} {tail}".rstrip()
 
     def retype_column(self, table: str, column: str, definition: str) -> str | None:
         # strict mode refuses a value the new type cannot hold: the change is whole or none
-        plain, _ = self._split_reference(column, definition)
+        plain, _ = self._split_reference(table, column, definition)
         return f"ALTER TABLE {self.quote(table)} MODIFY COLUMN {self.quote(column)} {plain}"
 
     def create_index(

@@ -1,0 +1,160 @@
+"""What is MySQL's or MariaDB's alone, on the server FOLIO_TEST_MYSQL_URL names: every
+character round-trips (utf8mb4), text compares exactly (case, accents, trailing spaces),
+strict mode refuses a value a column cannot hold instead of cutting it, config/database's
+`"client": "mysql"` selects it, and a server that cannot be reached stops start-up with one
+line. (The rest of the suite runs on MySQL too, through the `backend` fixture.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from folio.errors import ValidationError
+from folio.store.program import Program, execute, query
+from tests.api.serving import free_port
+from tests.conftest import MYSQL_URL, Api, make_api, reset_mysql
+
+pytestmark = [
+    pytest.mark.mysql,
+    pytest.mark.skipif(MYSQL_URL is None, reason="needs MySQL or MariaDB (FOLIO_TEST_MYSQL_URL)"),
+]
+
+FOLIO = str(Path(sys.executable).parent / "folio")
+
+
+@pytest.fixture
+def my(app_dir: Path) -> Iterator[Api]:
+    assert MYSQL_URL is not None
+    reset_mysql(MYSQL_URL)
+    yield from make_api(app_dir, MYSQL_URL)
+
+
+def titles(api: Api, query_string: str) -> list[str]:
+    r = api.get(f"/api/articles?{query_string}")
+    assert r.status_code == 200, r.text
+    return sorted(a["title"] for a in r.json()["data"])
+
+
+def test_every_character_round_trips(my: Api) -> None:
+    title = "Café 😀 𝄞 naïve 中文 \u200d"
+    doc = my.create("articles", {"title": title, "description": "🎉" * 100})
+    got = my.get(f"/api/articles/{doc['documentId']}").json()["data"]
+    assert (got["title"], got["description"]) == (title, "🎉" * 100)
+    assert titles(my, "filters[title][$eq]=" + title.replace(" ", "%20")) == [title]
+    assert titles(my, "filters[title][$contains]=😀") == [title]
+
+
+def test_equality_is_exact_and_eqi_ignores_case(my: Api) -> None:
+    for title in ("Hello", "hello", "Héllo", "Hello "):
+        my.create("articles", {"title": title})
+    assert titles(my, "filters[title][$eq]=Hello") == ["Hello"]
+    assert titles(my, "filters[title][$eq]=Hello%20") == ["Hello "]
+    assert titles(my, "filters[title][$eqi]=hello") == ["Hello", "hello"]
+    assert titles(my, "filters[title][$ne]=Hello") == ["Hello ", "Héllo", "hello"]
+    assert titles(my, "filters[title][$containsi]=ÉLL") == ["Héllo"]
+    assert titles(my, "filters[title][$startsWith]=h") == ["hello"]
+    # sorted by code point, as on PostgreSQL's and SQLite's binary comparison
+    r = my.get("/api/articles?sort=title:asc&fields[0]=title")
+    assert [a["title"] for a in r.json()["data"]] == ["Hello", "Hello ", "Héllo", "hello"]
+
+
+def test_unique_values_differ_by_case(my: Api) -> None:
+    my.create("categories", {"name": "News"})
+    my.create("categories", {"name": "news"})
+    r = my.post("/api/categories", {"data": {"name": "News"}})
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["name"] == "ValidationError"
+
+
+def test_strict_mode_refuses_a_value_too_long_for_its_column(my: Api) -> None:
+    """A value longer than its column is refused (400, nothing written), never cut: the
+    locale column of a content table holds 191 characters."""
+    long_id = "x" * 300
+
+    def write() -> Program:
+        yield execute(
+            'INSERT INTO "categories" (document_id, locale, name) VALUES (?, ?, ?)',
+            ("d1", long_id, "Cut?"),
+        )
+
+    assert my.client.portal is not None
+    with pytest.raises(ValidationError) as refused:
+        my.client.portal.call(my.folio.db.write, write())
+    assert refused.value.status == 400
+
+    def count() -> Program:
+        rows = yield query('SELECT COUNT(*) FROM "categories" WHERE name = ?', ("Cut?",))
+        return rows[0][0]
+
+    assert my.client.portal.call(my.folio.db.read, count()) == 0
+    # and through the API: a filter by a value longer than the column is no error
+    assert titles(my, "filters[title][$eq]=" + "y" * 300) == []
+
+
+def test_config_client_mysql_selects_it(app_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert MYSQL_URL is not None
+    reset_mysql(MYSQL_URL)
+    server = urlsplit(MYSQL_URL)
+    connection = {
+        "host": server.hostname,
+        "port": server.port or 3306,
+        "user": server.username or "root",
+        "password": server.password or "",
+        "database": server.path.lstrip("/"),
+    }
+    (app_dir / "config" / "database.json").write_text(
+        json.dumps({"connection": {"client": "mysql", "connection": connection}})
+    )
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    for api in make_api(app_dir, ""):
+        assert api.folio.db.dialect.name == "mysql"
+        assert type(api.folio.db).__name__ == "MySQLDatabase"
+        doc = api.create("categories", {"name": "From the file"})
+        got = api.get(f"/api/categories/{doc['documentId']}").json()["data"]
+        assert got["name"] == "From the file"
+    assert not (app_dir / ".tmp" / "data.db").exists()
+
+
+def _serve(app_dir: Path, url: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "PORT", "HOST")}
+    env.update(JWT_SECRET="a-test-secret", API_TOKEN_SALT="a-test-salt", DATABASE_URL=url)
+    return subprocess.run(
+        [FOLIO, "serve", str(app_dir), "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "code", "reason"),
+    [
+        (
+            "mysql://folio:secret@127.0.0.1:{port}/folio",
+            3,
+            "connection refused (is the database server running?)",
+        ),
+        ("mysql://folio@no-such-host.invalid:3306/folio", 3, "unknown host no-such-host.invalid"),
+        ("{server}/no_such_database", 2, "Unknown database 'no_such_database'"),
+    ],
+    ids=["refused", "unknown host", "unknown database"],
+)
+def test_a_server_that_cannot_be_used_is_one_line(
+    app_dir: Path, url: str, code: int, reason: str
+) -> None:
+    assert MYSQL_URL is not None
+    server = MYSQL_URL.rsplit("/", 1)[0]
+    url = url.format(port=free_port(), server=server)
+    done = _serve(app_dir, url)
+    shown = url.replace(":secret@", ":***@")
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.splitlines() == [f"folio: database {shown} (DATABASE_URL): {reason}"]
+    assert done.returncode == code
