@@ -20,6 +20,10 @@ from folio.app import Folio, load_app
 from folio.http.app import build_asgi
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# A developer's or CI's Redis would otherwise take every test app's rate limits (tests that
+# need Redis name it themselves: tests/redis_support.py)
+os.environ.pop("REDIS_URL", None)
+
 PG_URL = os.environ.get("FOLIO_TEST_DATABASE_URL")
 MYSQL_URL = os.environ.get("FOLIO_TEST_MYSQL_URL")
 BACKENDS = ["sqlite", *(["postgres"] if PG_URL else []), *(["mysql"] if MYSQL_URL else [])]
