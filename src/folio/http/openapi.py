@@ -411,6 +411,10 @@ class OpenApiBuilder:
             schema = {"type": "object", "properties": props, "required": required}
             return {"required": True, "content": {JSON: {"schema": schema}}}
 
+        # the account actions are counted: too many attempts (429), or a shared counter
+        # that cannot be reached when limits are set to fail closed (503)
+        limited = {"429": ERROR_REF, "503": ERROR_REF}
+
         def post(
             op: str, summary: str, payload: dict[str, Any], answer: dict[str, Any]
         ) -> dict[str, Any]:
@@ -422,7 +426,7 @@ class OpenApiBuilder:
                     "requestBody": payload,
                     "responses": {
                         "200": self._answer(answer, "Done"),
-                        "429": ERROR_REF,
+                        **limited,
                         **errors,
                     },
                 }
@@ -546,6 +550,21 @@ class OpenApiBuilder:
                 body({"email": string}, ["email"]),
                 {"type": "object"},
             ),
+            "/api/auth/email-confirmation": {
+                "get": {
+                    "summary": "Confirm an email address with the code mailed to it",
+                    "operationId": "emailConfirmation",
+                    "tags": ["Users & permissions"],
+                    "parameters": [
+                        {"name": "confirmation", "in": "query", "required": True, "schema": string}
+                    ],
+                    "responses": {
+                        "302": {"description": "To the app's confirmation redirection"},
+                        **limited,
+                        **errors,
+                    },
+                }
+            },
             "/api/users/me": {
                 "get": {
                     "summary": "The signed-in user",
