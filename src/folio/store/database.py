@@ -59,11 +59,16 @@ class Database(ABC):
     # whether `listen` hears other sessions' notifications (PostgreSQL)
     notifies = False
 
-    async def listen(self, channel: str, callback: Callable[[], None]) -> Listening | None:
+    async def listen(
+        self,
+        channel: str,
+        callback: Callable[[], None],
+        on_payload: Callable[[str], None] | None = None,
+    ) -> Listening | None:
         """Calls `callback()` on the loop at each notification on `channel` by any session
         (and once after each (re)connection of the listening session, for what it may have
-        missed) until the returned handle is closed; None where the database has no
-        notifications (SQLite)."""
+        missed) until the returned handle is closed; `on_payload(payload)` instead at a
+        notification when given. None where the database has no notifications (SQLite)."""
         return None
 
 

@@ -28,10 +28,14 @@ class Listener:
         connect: Callable[[], Awaitable[Any]],
         channel: str,
         callback: Callable[[], None],
+        on_payload: Callable[[str], None] | None = None,
     ) -> None:
         self._connect = connect
         self.channel = channel
         self._callback = callback
+        # called with a notification's payload instead of `callback` (which still follows
+        # each (re)connection)
+        self._on_payload = on_payload
         self._task: asyncio.Task[None] | None = None
         # set while a connection listens (tests wait on it)
         self.listening = asyncio.Event()
@@ -47,8 +51,11 @@ class Listener:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    def _notified(self, *_: Any) -> None:
-        self._callback()
+    def _notified(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        if self._on_payload is not None:
+            self._on_payload(payload)
+        else:
+            self._callback()
 
     async def _run(self) -> None:
         delay = BACKOFF[0]

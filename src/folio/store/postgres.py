@@ -123,15 +123,21 @@ class PostgresDatabase(Database):
 
     notifies = True
 
-    async def listen(self, channel: str, callback: Callable[[], None]) -> Listener:
-        """A LISTEN on a connection of its own (store.pglisten), reconnected after a loss."""
+    async def listen(
+        self,
+        channel: str,
+        callback: Callable[[], None],
+        on_payload: Callable[[str], None] | None = None,
+    ) -> Listener:
+        """A LISTEN on a connection of its own (store.pglisten), reconnected after a loss;
+        `on_payload`: called with each notification's payload instead of `callback`."""
 
         def connect() -> Any:
             # named, so that an operator sees what the session is (pg_stat_activity)
             settings = {"application_name": LISTENER_NAME}
             return asyncpg.connect(self.url, timeout=CONNECT_TIMEOUT, server_settings=settings)
 
-        listener = Listener(connect, channel, callback)
+        listener = Listener(connect, channel, callback, on_payload)
         listener.start()
         return listener
 

@@ -337,7 +337,7 @@ class TypeReader:
             )
             return marked(page, 2), count, None, True, False, False
 
-        def pg_page(extra: str) -> str:
+        def deferred_page(extra: str) -> str:
             """Where pages are deferred joins (PostgreSQL): a first page in id order walks the
             list index and stops after it; any other (a later page, another order) finds its ids
             first, from the list index alone where it carries the sort columns, then reads those
@@ -360,13 +360,13 @@ class TypeReader:
             # the count rides along as a column computed once (PostgreSQL's init plan),
             # one statement and one round trip instead of two; and only when the database
             # has changed since the total handed back was counted (remember_total)
-            page = pg_page(
+            page = deferred_page(
                 f", CASE WHEN {snapshot} = {text} THEN {d.param_cast(BIGINTEGER)} ELSE "
                 f"(SELECT COUNT(*) FROM {scan}{filtered}) END, {snapshot}"
             )
             return marked(page, 2), count, None, True, True, True
         if d.deferred_pages:
-            page = pg_page(f", {snapshot}" if gate else "")
+            page = deferred_page(f", {snapshot}" if gate else "")
             return marked(page, 1), count, None, False, False, False
         if simple:
             page = f"SELECT {sel.sql} FROM {scan}{filtered} ORDER BY {ordering} {bounds}"

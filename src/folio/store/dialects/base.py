@@ -60,7 +60,9 @@ FAMILIES = frozenset(
 
 class Dialect:
     """A database's SQL. Subclasses set the capabilities and override the methods whose
-    SQL differs; an instance holds no state that changes (one per database object)."""
+    SQL differs. One instance per kind of database, shared by its database objects; what
+    it says does not change once statements are built from it (a dialect that learns its
+    server's version does so at the database's start, before any request)."""
 
     # the database's name in messages and tests ("sqlite", "postgres", "mysql"); never
     # compared outside store/
