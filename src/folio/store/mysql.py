@@ -58,7 +58,7 @@ from folio.store.availability import Availability
 from folio.store.database import Database
 from folio.store.dialects.base import RETRY
 from folio.store.dialects.mysql import (
-    LOCK_SQL,
+    LOCKING,
     MYSQL,
     VERSION_SLOTS,
     VERSION_TABLE,
@@ -293,7 +293,7 @@ class MySQLDatabase(Database):
     async def _one(self, conn: Connection, stmt: Stmt) -> Any:
         self._count += 1
         sql = stmt.sql
-        if sql is LOCK_SQL:
+        if sql in LOCKING:
             conn.locked = True
         params = stmt.params
         try:
@@ -375,7 +375,7 @@ class MySQLDatabase(Database):
         await raw.begin()
         try:
             result = await self._run(conn, program, writing=True)
-            self._count += 1
+            # (with the COMMIT, in its round trip: not counted as a statement)
             await raw.query(VERSION_COMMIT.format(slot=conn.slot))
             await raw.next_result()
         except Exception as exc:

@@ -18,8 +18,7 @@ VARCHAR (TEXT needs a prefix length, which cannot enforce uniqueness), JSON kept
 text written (MySQL's JSON type would reorder its keys), NULLs smallest in ORDER BY.
 
 The token of the committed state is the sum of the `folio_version` counters, which every
-write transaction of Folio bumps before it commits (store.mysql): one statement reads it
-with the rows it guards, as PostgreSQL's snapshot."""
+write transaction of Folio bumps as it commits (store.mysql)."""
 
 from __future__ import annotations
 
@@ -57,10 +56,13 @@ VERSION_TABLE = "folio_version"
 VERSION_SLOTS = 16
 SNAPSHOT = f'(SELECT CAST(SUM(n) AS SIGNED) FROM "{VERSION_TABLE}")'
 
-# A named lock (GET_LOCK): the driver recognizes this text (by identity) and releases the
-# session's locks after the transaction ends. Its wait is bounded: a lock held past it is
-# answered as a lost deadlock (the write is run again, then refused).
-LOCK_SQL = "SELECT GET_LOCK(?, 60)"
+# A named lock (GET_LOCK): the driver recognizes the statements that take one (LOCKING)
+# and releases the session's locks after the transaction ends. Its wait is bounded: a lock
+# held past it is answered as a lost deadlock (the write is run again, then refused).
+LOCK_WAIT = 60
+LOCK_SQL = f"SELECT GET_LOCK(?, {LOCK_WAIT})"
+# the texts of the statements that take a named lock (LOCK_SQL, the outbox's inserts)
+LOCKING: set[str] = {LOCK_SQL}
 LOCK_PREFIX = "folio:"
 SYNC_LOCK_NAME = "folio:schema-sync"
 
@@ -208,7 +210,11 @@ class MySQLDialect(Dialect):
     partial_indexes = False
     covering_indexes = False
     nulls_largest = False
-    snapshots = True
+    # The token of the committed state is read by a statement of its own (the read memo's
+    # `Version` step), not carried by the page's rows: the gated page's form, `(page ORDER
+    # BY ...) UNION ALL SELECT <the gate's row>`, loses its order on MySQL, which drops an
+    # ORDER BY inside a union's member
+    snapshots = False
     literal_first_limit = False
     materialized_cte = False
     # a page's ids in a derived table (MySQL refuses LIMIT in an IN subquery)
@@ -339,6 +345,37 @@ class MySQLDialect(Dialect):
     def lock(self, key: int) -> Program:
         rows = yield query(LOCK_SQL, (f"{LOCK_PREFIX}{key}",))
         _locked(rows)
+
+    def record_rows(
+        self,
+        table: str,
+        columns: Sequence[str],
+        params: Sequence[Any],
+        count: int,
+        lock: int | None = None,
+        channel: str | None = None,
+    ) -> Program:
+        """MariaDB: one statement, the named lock taken in a derived table before the rows
+        are inserted (none are when it is not granted), their ids returned. MySQL 8 (no
+        RETURNING): the lock, then the rows."""
+        if lock is None or not self.returning:
+            ids: list[int] = yield from super().record_rows(
+                table, columns, params, count, lock, channel
+            )
+            return ids
+        names = ", ".join(self.quote(c) for c in columns)
+        first = "SELECT " + ", ".join(f"? AS {self.quote(c)}" for c in columns)
+        other = " UNION ALL SELECT " + marks(len(columns))
+        sql = (
+            f"INSERT INTO {self.quote(table)} ({names}) SELECT v.* FROM ({first}"
+            f"{other * (count - 1)}) v CROSS JOIN (SELECT GET_LOCK(?, {LOCK_WAIT}) AS granted) g "
+            "WHERE g.granted = 1 RETURNING id"
+        )
+        LOCKING.add(sql)
+        rows = yield query(sql, [*params, f"{LOCK_PREFIX}{lock}"])
+        if not rows:
+            raise LockTimeout("a named lock was not granted in time")
+        return sorted(int(r[0]) for r in rows)
 
     def reset_identity(self, table: str) -> Program:
         # InnoDB moves the table's next id past every id written: nothing to do (and an
@@ -540,6 +577,7 @@ def error_code(exc: BaseException) -> int | None:
 
 
 __all__ = [
+    "LOCKING",
     "LOCK_SQL",
     "MYSQL",
     "SNAPSHOT",
