@@ -843,42 +843,92 @@ def test_workers_of_one_server_see_each_others_writes(tmp_path: Path, backend: s
         log.close()
 
 
-def _listening_sessions() -> int:
+def _listening_sessions(port: int | None = None) -> int:
+    """The listening sessions open on the test database (of the server on `port` only,
+    when given: other servers on it have theirs)."""
     import asyncio
 
     import asyncpg
 
-    async def run() -> int:
+    async def run() -> list[int]:
         conn = await asyncpg.connect(PG_URL)
         try:
-            count: int = await conn.fetchval(
-                "SELECT count(*) FROM pg_stat_activity "
+            rows = await conn.fetch(
+                "SELECT client_port FROM pg_stat_activity "
                 "WHERE application_name = 'folio-listen' AND datname = current_database()"
             )
-            return count
+            return [int(r[0]) for r in rows]
         finally:
             await conn.close()
 
-    return asyncio.run(run())
+    ports = asyncio.run(run())
+    if port is None:
+        return len(ports)
+    mine = _local_ports(_listener_pid(port))
+    return len([p for p in ports if p in mine])
+
+
+def _tcp_table() -> list[list[str]]:
+    rows = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        rows += [line.split() for line in Path(table).read_text().splitlines()[1:]]
+    return rows
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    found = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            found.add(target[8:-1])
+    return found
+
+
+def _listener_pid(port: int) -> int:
+    """The process listening on `port` (state 0A: LISTEN)."""
+    inodes = {
+        r[9] for r in _tcp_table() if r[3] == "0A" and int(r[1].rsplit(":", 1)[1], 16) == port
+    }
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if _socket_inodes(int(entry.name)) & inodes:
+                    return int(entry.name)
+            except OSError:
+                continue
+    raise AssertionError(f"no process listens on {port}")
+
+
+def _local_ports(pid: int) -> set[int]:
+    """The local ports of the TCP connections of process `pid`."""
+    inodes = _socket_inodes(pid)
+    return {int(r[1].rsplit(":", 1)[1], 16) for r in _tcp_table() if r[9] in inodes}
 
 
 @pytest.mark.skipif(not PG_URL, reason="PostgreSQL only (FOLIO_TEST_DATABASE_URL)")
 def test_a_server_without_subscribers_listens_to_nothing(tmp_path: Path) -> None:
-    """The listening session opens with the first subscriber and closes a few seconds
-    after the last one left."""
+    """The feed's listening session opens with the first subscriber and closes a few
+    seconds after the last one left (the one session that stays is the change messages'
+    between processes, folio.broadcast)."""
     reset_postgres(PG_URL or "")
     app = make_app(tmp_path)
     with serving(app, env=server_env("postgres")) as base:
         httpx.get(base + "/api/categories", timeout=30)
-        assert _listening_sessions() == 0
+        port = int(base.rsplit(":", 1)[1])
+        deadline = time.monotonic() + WAIT
+        while _listening_sessions(port) != 1:
+            assert time.monotonic() < deadline, "not the change messages' session alone"
+            time.sleep(0.1)
         reader = Reader(base + "/api/events")
         reader.ready()
-        deadline = time.monotonic() + WAIT
-        while _listening_sessions() != 1:
+        while _listening_sessions(port) != 2:
             assert time.monotonic() < deadline, "no listening session"
             time.sleep(0.1)
         reader.close()
-        while _listening_sessions() != 0:
+        while _listening_sessions(port) != 1:
             assert time.monotonic() < deadline, "the listening session stayed"
             time.sleep(0.2)
 
