@@ -277,6 +277,16 @@ def test_the_read_memo_of_one_host_sees_a_write_made_through_another(
         assert r.status_code == 200, r.text
         assert names(list_path) == [("Second", "After")]
         assert names(one_path) == [("Second", "After")]
+        # a new entry: the page and its remembered total
+        r = b.post(
+            "/api/articles",
+            {"data": {"title": "Third", "slug": "third", "category": category["documentId"]}},
+            headers=bearer(full),
+        )
+        assert r.status_code == 201, r.text
+        r = a.get(list_path)
+        assert r.json()["meta"]["pagination"]["total"] == 2
+        assert sorted(names(list_path)) == [("Second", "After"), ("Third", "After")]
 
 
 def _cut_listeners(via: str) -> int:
