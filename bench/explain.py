@@ -223,9 +223,9 @@ def main() -> None:
     runs = record(a.app_dir, a.url, names, a.page)
     folio = load_app(a.app_dir, a.url)
     db = folio.db
-    if db.dialect == "postgres" and a.cpu:
+    if db.dialect.name == "postgres" and a.cpu:
         asyncio.run(cost_postgres(db.url, runs, a.cpu))
-    elif db.dialect == "postgres":
+    elif db.dialect.name == "postgres":
         asyncio.run(explain_postgres(db.url, runs, not a.no_analyze))
     else:
         explain_sqlite(db.path, runs)  # type: ignore[attr-defined]

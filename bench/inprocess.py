@@ -142,7 +142,7 @@ def main() -> None:
         driver = Driver(asgi)
         # PostgreSQL: the backends of this process's pool, whose CPU is counted beside
         backends: list[int] = []
-        if folio.db.dialect == "postgres":
+        if folio.db.dialect.name == "postgres":
             pool = folio.db._pool  # type: ignore[attr-defined]
             held = [await pool.acquire() for _ in range(pool._max)]
             backends = [c.get_server_pid() for c in held]
