@@ -8,7 +8,8 @@ import asyncio
 import json
 import os
 import shutil
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,71 @@ def reset_mysql(url: str) -> None:
                     await cursor.execute(f"DROP TABLE IF EXISTS {names}")
         finally:
             await conn.ensure_closed()
+
+    asyncio.run(run())
+
+
+def sql_rows(url: str, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """Runs one statement (`?` placeholders, identifiers in double quotes) on a connection
+    of its own to the database of `url`, committed; its rows (none for a write)."""
+    if url.startswith("sqlite"):
+        conn = sqlite3.connect(url.split("sqlite:///", 1)[1])
+        try:
+            return [tuple(r) for r in conn.execute(sql, params).fetchall()]
+        finally:
+            conn.commit()
+            conn.close()
+    if url.startswith("mysql"):
+        import asyncmy
+
+        from folio.store.mysql import SQL_MODE, connect_settings
+
+        async def on_mysql() -> list[tuple[Any, ...]]:
+            conn = await asyncmy.connect(
+                **connect_settings(url), autocommit=True, sql_mode=f"'{SQL_MODE}'"
+            )
+            try:
+                async with conn.cursor() as cursor:
+                    await cursor.execute(sql.replace("%", "%%").replace("?", "%s"), params)
+                    return [tuple(r) for r in await cursor.fetchall() or ()]
+            finally:
+                await conn.ensure_closed()
+
+        return asyncio.run(on_mysql())
+    import asyncpg
+
+    numbered = sql
+    for n in range(1, sql.count("?") + 1):
+        numbered = numbered.replace("?", f"${n}", 1)
+
+    async def on_postgres() -> list[tuple[Any, ...]]:
+        conn = await asyncpg.connect(url)
+        try:
+            return [tuple(r) for r in await conn.fetch(numbered, *params)]
+        finally:
+            await conn.close()
+
+    return asyncio.run(on_postgres())
+
+
+def write_outside(url: str, sql: str, params: Sequence[Any] = ()) -> None:
+    """A write committed by another connection than the app's: another client of the
+    database on SQLite and PostgreSQL. On MySQL, through a database object of its own, as
+    another process or host of the app writes: MySQL's token of the committed state (the
+    read memo's) counts the commits of Folio's processes, not those of other clients."""
+    if not url.startswith("mysql"):
+        sql_rows(url, sql, params)
+        return
+    from folio.store.mysql import MySQLDatabase
+    from folio.store.program import execute
+
+    async def run() -> None:
+        db = MySQLDatabase(url)
+        await db.start()
+        try:
+            await db.write_one(execute(sql, params))
+        finally:
+            await db.close()
 
     asyncio.run(run())
 

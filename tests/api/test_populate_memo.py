@@ -6,12 +6,11 @@ database) makes the next read see it."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from typing import Any
 
 import asyncpg
 
-from tests.conftest import Api
+from tests.conftest import Api, write_outside
 
 POPULATE = (
     "/api/articles?sort=title&populate[category][populate][articles][fields][0]=title"
@@ -126,29 +125,12 @@ def rename_outside(
     api: Api, document_id: str, name: str, table: str = "categories", column: str = "name"
 ) -> None:
     """Renames a category (or sets another column) through a connection of its own, as
-    another program would."""
-    url = api.folio.db.url
-    if url.startswith("sqlite:"):
-        conn = sqlite3.connect(str(api.folio.db.path))  # type: ignore[attr-defined]
-        try:
-            conn.execute(
-                f"UPDATE {table} SET {column} = ? WHERE document_id = ?", (name, document_id)
-            )
-            conn.commit()
-        finally:
-            conn.close()
-        return
-
-    async def update() -> None:
-        conn = await asyncpg.connect(url)
-        try:
-            await conn.execute(
-                f"UPDATE {table} SET {column} = $1 WHERE document_id = $2", name, document_id
-            )
-        finally:
-            await conn.close()
-
-    asyncio.run(update())
+    another program would (on MySQL, another process of the app: conftest.write_outside)."""
+    write_outside(
+        api.folio.db.url,
+        f'UPDATE "{table}" SET "{column}" = ? WHERE document_id = ?',
+        (name, document_id),
+    )
 
 
 def test_a_commit_of_another_connection_shows_at_once(api: Api) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.api.test_storage_layout import index_names, run_sql
+from tests.api.test_storage_layout import drop_index, index_names, run_sql
 from tests.conftest import Api, database_url, failed, make_api, running
 
 SHELF = {
@@ -304,7 +304,7 @@ def test_links_made_before_statuses_existed_keep_linking_every_version(
     table = "shelves_picks_lnk"
     for name in index_names(url, table):
         if name.endswith("_st_idx"):
-            run_sql(url, f'DROP INDEX "{name}"')
+            drop_index(url, name, table)
     run_sql(url, f'ALTER TABLE "{table}" DROP COLUMN target_status')
     run_sql(
         url,

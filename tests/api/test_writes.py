@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Api, database_url, failed, make_api
+from tests.conftest import Api, database_url, failed, make_api, write_outside
 
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 ENUM_MESSAGE = "status2 must be one of the following values: idea, writing, review, "
@@ -1497,21 +1497,12 @@ def test_a_lists_total_follows_every_write(api: Api) -> None:
             )
         other.close()
     else:
-        import asyncio
-
-        import asyncpg
-
-        async def insert() -> None:
-            conn = await asyncpg.connect(api.folio.db.url)  # type: ignore[attr-defined]
-            try:
-                await conn.execute(
-                    "INSERT INTO articles (document_id, locale, title, created_at, updated_at) "
-                    "VALUES ('otherconnection0000000000', 'en', 'needle too', now(), now())"
-                )
-            finally:
-                await conn.close()
-
-        asyncio.run(insert())
+        write_outside(
+            api.folio.db.url,
+            "INSERT INTO articles (document_id, locale, title, created_at, updated_at) "
+            "VALUES ('otherconnection0000000000', 'en', 'needle too', CURRENT_TIMESTAMP, "
+            "CURRENT_TIMESTAMP)",
+        )
     assert (total(), total(filtered)) == (2, 2)
     # a page past the end still says the total
     r = api.get("/api/articles?status=draft&pagination[page]=9")

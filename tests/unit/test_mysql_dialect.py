@@ -124,6 +124,13 @@ def test_values_read_become_the_api_forms() -> None:
     assert as_decimal is not None and as_decimal(Decimal("3.14")) == 3.14
 
 
+def test_timestamps_are_read_as_the_api_text() -> None:
+    assert mysql8().select_expr("datetime", "t.x") == (
+        "CONCAT(LEFT(DATE_FORMAT(t.x, '%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z')"
+    )
+    assert mysql8().select_expr("date", "t.x") == "t.x"
+
+
 def test_timestamps_are_bound_as_utc_without_a_zone() -> None:
     d = mysql8()
     paris = timezone(timedelta(hours=1))

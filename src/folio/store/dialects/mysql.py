@@ -401,6 +401,13 @@ class MySQLDialect(Dialect):
         return f"INT NOT NULL REFERENCES {self.quote(table)}(id){tail}"
 
     # ------------------------------------------------------------------ values
+    def select_expr(self, family: str, column: str) -> str:
+        if family == DATETIME:
+            # the API's text (`2024-01-02T03:04:05.678Z`), as PostgreSQL's reads give it:
+            # whatever reads a timestamp reads the same on both
+            return f"CONCAT(LEFT(DATE_FORMAT({column}, '%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z')"
+        return column
+
     def output(self, family: str) -> Converter | None:
         if family == BOOLEAN:
             return _to_bool
