@@ -12,10 +12,14 @@ each round, uploads it:
 - through Folio's HTTP upload (`POST /api/upload`, a `folio serve` process, one worker): the
   whole request (the body streamed to disk, the file streamed to the store, the record),
   with the server's resident memory sampled every 10 ms (its growth over the idle server,
-  warmed up by one small upload).
+  warmed up by one small upload) and the CPU time it used (on a busy machine, what the
+  wall-clock figures cannot separate from the other processes' load);
+- the same through a second server running another source tree of Folio (`--baseline-src`:
+  the `src` directory of an earlier commit, e.g. from `git archive`), for a before/after in
+  the same sitting.
 
     .venv/bin/python bench/s3_upload.py [--size-mb 200] [--rounds 3] [--part-mb 8]
-        [--queue 4] [--boto3-python /path/to/python]
+        [--queue 4] [--boto3-python /path/to/python] [--baseline-src /path/to/old/src]
 
 Prints each round's seconds and MB/s, the medians, Folio's ratio to the direct uploads, and
 the server's peak memory growth."""
@@ -150,6 +154,18 @@ def rss(pid: int) -> int:
     return total
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) `pid` and its descendants have used."""
+    total = 0
+    for one in _tree(pid):
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 class Sampler:
     """The peak of a process tree's resident memory while it runs."""
 
@@ -165,6 +181,7 @@ class Sampler:
             time.sleep(0.01)
 
     def __enter__(self) -> Sampler:
+        self.cpu = cpu_seconds(self.pid)
         self._thread.start()
         return self
 
@@ -172,6 +189,7 @@ class Sampler:
         self._stop.set()
         self._thread.join()
         self.peak = max(self.peak, rss(self.pid))
+        self.cpu = cpu_seconds(self.pid) - self.cpu
 
 
 def folio_app(app: Path, plugins: dict[str, Any]) -> Path:
@@ -185,10 +203,13 @@ def folio_app(app: Path, plugins: dict[str, Any]) -> Path:
 
 
 class Server:
-    def __init__(self, app: Path) -> None:
+    def __init__(self, app: Path, src: str = "") -> None:
         [port] = free_ports(1)
         self.base = f"http://127.0.0.1:{port}"
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "FOLIO_ENV")}
+        if src:
+            # this source tree's folio package first
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
         self.log = (app.parent / "server.log").open("wb")
         self.process = subprocess.Popen(
             [
@@ -244,6 +265,7 @@ def main() -> None:
     parser.add_argument("--part-mb", type=int, default=8)
     parser.add_argument("--queue", type=int, default=4)
     parser.add_argument("--boto3-python", default="")
+    parser.add_argument("--baseline-src", default="")
     args = parser.parse_args()
     size = args.size_mb * MB
     with scratch_dir() as scratch, running(scratch / "store") as store:
@@ -262,11 +284,18 @@ def main() -> None:
         # the same upload into the local provider (a link of the received file): what the
         # HTTP side costs alone
         local = Server(folio_app(scratch / "local", {}))
+        baseline = None
+        if args.baseline_src:
+            baseline = Server(folio_app(scratch / "baseline", s3_plugins), args.baseline_src)
         times: dict[str, list[float]] = {}
         growth: list[int] = []
+        growth_baseline: list[int] = []
+        cpu: dict[str, list[float]] = {}
         try:
-            http_upload(server.base, scratch / "app" / "config" / "plugins.json", "warm.json")
-            http_upload(local.base, scratch / "app" / "config" / "plugins.json", "warm.json")
+            warm = scratch / "app" / "config" / "plugins.json"
+            for one in (server, local, baseline):
+                if one is not None:
+                    http_upload(one.base, warm, "warm.json")
             for n in range(args.rounds):
                 runs: dict[str, Callable[[], Any]] = {
                     "curl PUT (direct)": lambda n=n: curl_put(store, bucket, path, f"curl{n}"),
@@ -289,13 +318,24 @@ def main() -> None:
                     record = http_upload(server.base, path, f"http{n}.bin")
                     took = time.perf_counter() - started
                 times.setdefault("Folio POST /api/upload", []).append(took)
+                cpu.setdefault("Folio POST /api/upload", []).append(sampler.cpu)
                 growth.append(sampler.peak - idle)
                 key = f"{record['hash']}{record['ext']}"
                 if key not in store.keys(bucket):
                     raise RuntimeError(f"{key} is not in the bucket")
+                if baseline is not None:
+                    idle = rss(baseline.process.pid)
+                    with Sampler(baseline.process.pid) as sampler:
+                        started = time.perf_counter()
+                        http_upload(baseline.base, path, f"base{n}.bin")
+                        took = time.perf_counter() - started
+                    times.setdefault("Folio POST /api/upload, baseline", []).append(took)
+                    cpu.setdefault("Folio POST /api/upload, baseline", []).append(sampler.cpu)
+                    growth_baseline.append(sampler.peak - idle)
         finally:
-            server.stop()
-            local.stop()
+            for one in (server, local, baseline):
+                if one is not None:
+                    one.stop()
     print(f"{args.size_mb} MB, parts of {args.part_mb} MiB x {args.queue}, {args.rounds} rounds")
     medians = {}
     for label, values in times.items():
@@ -303,13 +343,21 @@ def main() -> None:
         shown = ", ".join(f"{v:.2f}" for v in values)
         rate = args.size_mb / medians[label]
         print(f"  {label:30} {medians[label]:6.2f} s  {rate:7.1f} MB/s   ({shown})")
+    mine = [k for k in medians if k.startswith("Folio") and "local" not in k]
     for label in [k for k in medians if "direct" in k]:
-        for mine in ("Folio S3Provider.put", "Folio POST /api/upload"):
-            print(f"  {mine} / {label}: {medians[mine] / medians[label]:.2f}x")
-    print(
-        f"  server RSS growth during the upload: peak {max(growth) / MB:.1f} MB "
-        f"(rounds: {', '.join(f'{g / MB:.1f}' for g in growth)})"
-    )
+        for one in mine:
+            print(f"  {one} / {label}: {medians[one] / medians[label]:.2f}x")
+    for label, seconds in cpu.items():
+        print(
+            f"  server CPU during {label}: median {statistics.median(seconds):.2f} s "
+            f"({', '.join(f'{v:.2f}' for v in seconds)})"
+        )
+    for label, values in (("", growth), (" (baseline)", growth_baseline)):
+        if values:
+            print(
+                f"  server RSS growth during the upload{label}: peak {max(values) / MB:.1f} MB "
+                f"(rounds: {', '.join(f'{g / MB:.1f}' for g in values)})"
+            )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Preparing uploaded files: names, hashes, type checks, size limits, image dimensions and
 formats, and their storage through a provider. Database records are written by the caller.
-An upload's bytes are in a file (the request's body streamed to disk) or, for small ones
-made here, in memory; image work runs on the image pool (`images.in_image_pool`)."""
+An upload's bytes are in a file (the request's body streamed to disk), already on their way
+to the store (a provider's writer, to be committed under the name chosen when they began)
+or, for small ones made here, in memory; image work runs on the image pool
+(`images.in_image_pool`)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from typing import Any
 from folio.errors import PayloadTooLargeError, ValidationError
 from folio.files.images import DECODABLE, header_size, in_image_pool, inspect
 from folio.files.mime import guess_mime, permitted
-from folio.files.providers import Provider
+from folio.files.providers import ObjectWriter, Provider
 
 log = logging.getLogger("folio.files")
 
@@ -33,23 +35,33 @@ class UploadSettings:
 
 @dataclass
 class Incoming:
-    """An uploaded file: its bytes (`source`: a file holding them, or the bytes), its
-    declared type and its size in bytes."""
+    """An uploaded file: its bytes (`source`: a file holding them, the bytes, or the
+    writer they went to, with the name it stores them under: `digest`), its declared type
+    and its size in bytes (given with a writer)."""
 
     filename: str
-    source: Path | bytes
+    source: Path | bytes | ObjectWriter
     mime: str | None
     size: int = -1
+    digest: str | None = None
 
     def __post_init__(self) -> None:
         if self.size < 0:
             source = self.source
+            if isinstance(source, ObjectWriter):
+                raise ValueError("the size of streamed bytes is given")
             self.size = len(source) if isinstance(source, bytes) else source.stat().st_size
 
 
 def _slug(text: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower()
     return slug[:60] or "file"
+
+
+def new_digest(filename: str) -> str:
+    """A new file's stored name (without its extension): its name's stem, and a random part."""
+    stem = PurePath(filename.replace("\\", "/")).stem
+    return f"{_slug(stem)}_{secrets.token_hex(5)}"
 
 
 def extension(filename: str) -> str:
@@ -93,6 +105,8 @@ def check_image(item: Incoming, mime: str, settings: UploadSettings) -> None:
     `max_pixels` pixels. SVG, being text, is not decoded."""
     if not mime.startswith("image/") or mime == "image/svg+xml":
         return
+    if isinstance(item.source, ObjectWriter):
+        raise ValueError("an image is read whole, not streamed")
     size = header_size(item.source)
     if size is None:
         if mime in DECODABLE:
@@ -144,17 +158,24 @@ async def store(
     written, so they can be removed if the database write fails; `written` (when given)
     gets each key as soon as it is stored, so that a failure half-way leaves them known.
     `digest`: the name of a file whose bytes are replaced (its URL stays)."""
-    path = PurePath(item.filename.replace("\\", "/"))
     ext = extension(item.filename)
     name = info.get("name") or item.filename
-    digest = digest or f"{_slug(path.stem)}_{secrets.token_hex(5)}"
+    source = item.source
+    if isinstance(source, ObjectWriter):
+        # streamed: under the name chosen when its bytes began to go
+        digest = item.digest
+        if digest is None or source.key != digest + ext:
+            raise ValueError("streamed bytes are stored under the name they began with")
+        url = await source.commit()
+    else:
+        digest = digest or new_digest(item.filename)
+        url = await provider.put(digest + ext, source, mime)
     keys: list[str] = [] if written is None else written
-    url = await provider.put(digest + ext, item.source, mime)
     keys.append(digest + ext)
     size = None
     made: list[Any] = []
-    if mime.startswith("image/"):
-        source, formats_wanted = item.source, settings.responsive_formats
+    if mime.startswith("image/") and not isinstance(source, ObjectWriter):
+        formats_wanted = settings.responsive_formats
         dimensions = header_size(source) if formats_wanted else None
         pixels = dimensions[0] * dimensions[1] if dimensions else 0
         size, made = await in_image_pool(lambda: inspect(source, mime, formats_wanted), pixels)

@@ -5,7 +5,13 @@ Each file part is written to a file of its own in a temporary directory as its b
 bytes), and the limits hold while reading: the first byte of a file past the per-file limit,
 or of the body past the whole-request limit, ends the reading with a 413 (the rest of the body
 is not read) and the files written so far are removed. Text fields are kept in memory, each
-bounded. The caller removes the files once done with them (`Form.discard`)."""
+bounded. The caller removes the files once done with them (`Form.discard`).
+
+A file part may go to an object store instead, as its bytes come (`stream`: the caller says
+which parts may, and from what size): its first bytes are held until they reach that size
+(a smaller file is written to a temporary file after all), then handed to the store's
+writer, and the rest as it arrives; the reading waits while the store is behind. What was
+sent is stored once the caller commits it, and dropped (`Form.close`) otherwise."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import codecs
 import os
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -23,6 +30,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
 from folio.errors import PayloadTooLargeError, ValidationError
+from folio.files.providers import ObjectWriter
 
 FIELD_LIMIT = 1024 * 1024  # bytes of one text field
 # a file of the temporary directory not written to for this long was left by a process that
@@ -43,6 +51,22 @@ class FilePart:
     content_type: str | None
     path: Path
     size: int = 0
+    # where the bytes went instead of `path`: an object store's writer (to be committed)
+    writer: ObjectWriter | None = None
+
+
+@dataclass
+class Streamed:
+    """Where a file part's bytes go once they reach `after` bytes: the writer `open`
+    makes, instead of a temporary file."""
+
+    after: int
+    open: Callable[[], ObjectWriter]
+
+
+# which file parts may be streamed (the part as its headers describe it: no bytes yet)
+Streaming = Callable[[FilePart], Streamed | None]
+Sink = BinaryIO | ObjectWriter
 
 
 @dataclass
@@ -64,6 +88,13 @@ class Form:
         for part in self.files:
             part.path.unlink(missing_ok=True)
 
+    async def close(self) -> None:
+        """`discard`, and drops what went to a store and was not committed."""
+        self.discard()
+        for part in self.files:
+            if part.writer is not None:
+                await part.writer.abort()
+
 
 class _Reader:
     """The parser's callbacks: the parts' headers, the text fields' values, the files'
@@ -77,8 +108,10 @@ class _Reader:
         max_files: int,
         max_fields: int,
         charset: str,
+        stream: Streaming | None = None,
     ) -> None:
         self.form = Form()
+        self.stream = stream
         self.directory = directory
         self.file_fields = file_fields
         self.file_limit = file_limit
@@ -92,11 +125,15 @@ class _Reader:
         self.part: FilePart | None = None  # the file part being read
         self.skipped = False  # a file part of another field: read and dropped
         self.out: BinaryIO | None = None
+        # a part that may be streamed: where to, and its first bytes, held until then
+        self.streamed: Streamed | None = None
+        self.held: bytearray | None = None
+        self.in_file = False  # inside a file part (of `file_fields`)
         self.value: bytearray | None = None  # the text field being read
         self.field_name = ""
         self.part_size = 0
         self.files = 0
-        self.pending: list[tuple[BinaryIO, memoryview]] = []
+        self.pending: list[tuple[Sink, memoryview]] = []
         self.pending_bytes = 0
 
     def callbacks(self) -> dict[str, object]:
@@ -116,6 +153,8 @@ class _Reader:
         self.part = None
         self.skipped = False
         self.value = None
+        self.streamed = None
+        self.held = None
         self.part_size = 0
 
     def on_header_field(self, data: bytes, start: int, end: int) -> None:
@@ -133,6 +172,12 @@ class _Reader:
         self.header_name.clear()
         self.header_value.clear()
 
+    def _create(self, path: Path) -> BinaryIO:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        # created with the usual permissions (the stored file may be this one, linked)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        return os.fdopen(fd, "wb")
+
     def _text(self, raw: bytes) -> str:
         return raw.decode(self.charset, errors="replace")
 
@@ -148,15 +193,17 @@ class _Reader:
             if self.field_name not in self.file_fields:
                 self.skipped = True
                 return
-            self.directory.mkdir(parents=True, exist_ok=True)
             path = self.directory / f"upload-{secrets.token_hex(12)}.part"
-            # created with the usual permissions (the stored file may be this one, linked)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             self.part = FilePart(
                 self.field_name, self._text(options[b"filename"]), self.content_type, path
             )
             self.form.files.append(self.part)
-            self.out = os.fdopen(fd, "wb")
+            self.in_file = True
+            self.streamed = self.stream(self.part) if self.stream is not None else None
+            if self.streamed is not None:
+                self.held = bytearray()
+            else:
+                self.out = self._create(path)
         else:
             if len(self.form.fields) >= self.max_fields:
                 raise ValidationError(f"Too many fields: at most {self.max_fields} per request")
@@ -177,31 +224,72 @@ class _Reader:
                 f"{name} exceeds the size limit of {self.file_limit} bytes",
                 {"name": name, "size": self.part_size, "limit": self.file_limit},
             )
-        if self.part is not None and self.out is not None:
-            self.part.size = self.part_size
-            self.pending.append((self.out, memoryview(data)[start:end]))
-            self.pending_bytes += end - start
+        part = self.part
+        if part is None or not self.in_file:
+            return
+        part.size = self.part_size
+        if self.held is not None and self.streamed is not None:
+            self.held += memoryview(data)[start:end]
+            if len(self.held) >= self.streamed.after:
+                # large enough: to the store, from its first byte
+                part.writer = self.streamed.open()
+                self._queue(part.writer, memoryview(self.held))
+                self.held = None
+            return
+        sink = part.writer if part.writer is not None else self.out
+        if sink is not None:
+            self._queue(sink, memoryview(data)[start:end])
+
+    def _queue(self, sink: Sink, chunk: memoryview) -> None:
+        self.pending.append((sink, chunk))
+        self.pending_bytes += chunk.nbytes
 
     def on_part_end(self) -> None:
         if self.value is not None:
             self.form.fields.append((self.field_name, self._text(bytes(self.value))))
             self.value = None
-        elif self.out is not None:
-            out, self.out = self.out, None
-            self.pending.append((out, memoryview(b"")))  # closed once written
+        elif self.in_file:
+            self.in_file = False
+            if self.held is not None and self.part is not None:
+                # a file smaller than what is streamed: to a temporary file after all
+                held, self.held = self.held, None
+                self.out = self._create(self.part.path)
+                self._queue(self.out, memoryview(held))
+            if self.out is not None:
+                out, self.out = self.out, None
+                self.pending.append((out, memoryview(b"")))  # closed once written
 
-    def take_pending(self) -> list[tuple[BinaryIO, memoryview]]:
+    async def flush(self) -> None:
+        """Hands the bytes gathered on: to the temporary files (on a worker thread), to the
+        stores' writers (waiting while a store is behind)."""
         pending, self.pending = self.pending, []
         self.pending_bytes = 0
-        return pending
+        files: list[tuple[BinaryIO, memoryview]] = []
+        # taken off the list as they go: a chunk handed on is not held here meanwhile
+        pending.reverse()
+        while pending:
+            sink, chunk = pending.pop()
+            if isinstance(sink, ObjectWriter):
+                if files:
+                    await asyncio.to_thread(_write, files)
+                    files = []
+                sink.write(chunk)
+                del chunk  # not held while the store takes what is full
+                await sink.drain()
+            else:
+                files.append((sink, chunk))
+        if files:
+            await asyncio.to_thread(_write, files)
 
     def close(self) -> None:
         if self.out is not None:
             self.out.close()
             self.out = None
         for out, _ in self.pending:
-            out.close()
+            if not isinstance(out, ObjectWriter):
+                out.close()
         self.pending = []
+        self.held = None
 
 
 def _write(pending: list[tuple[BinaryIO, memoryview]]) -> None:
@@ -237,11 +325,14 @@ async def read_form(
     body_limit: int,
     max_files: int = 100,
     max_fields: int = 1000,
+    stream: Streaming | None = None,
 ) -> Form:
     """The request's fields and files (those of `file_fields`; other fields' files are read
-    and dropped), the files written in `directory`. PayloadTooLargeError as soon as a file
+    and dropped), the files written in `directory`, or for those `stream` accepts (and
+    large enough), sent to the writer it names. PayloadTooLargeError as soon as a file
     passes `file_limit` bytes or the body `body_limit`; ValidationError for a body that is
-    not multipart/form-data. On an error no file is left."""
+    not multipart/form-data. On an error no file is left, and what went to a store is
+    dropped."""
     _, params = parse_options_header(request.headers.get("content-type", ""))
     boundary = params.get(b"boundary")
     if not boundary:
@@ -251,7 +342,7 @@ async def read_form(
         charset = codecs.lookup(charset).name
     except LookupError:
         charset = "latin-1"
-    reader = _Reader(directory, file_fields, file_limit, max_files, max_fields, charset)
+    reader = _Reader(directory, file_fields, file_limit, max_files, max_fields, charset, stream)
     seen = 0
     try:
         parser = MultipartParser(boundary, reader.callbacks())  # type: ignore[arg-type]
@@ -261,17 +352,17 @@ async def read_form(
                 raise PayloadTooLargeError("Request body is too large")
             parser.write(chunk)
             if reader.pending_bytes >= WRITE_BATCH:
-                await asyncio.to_thread(_write, reader.take_pending())
+                await reader.flush()
         parser.finalize()
-        if reader.out is not None or reader.value is not None:
+        if reader.in_file or reader.value is not None:
             raise ValidationError("The multipart body ends inside a part")
-        await asyncio.to_thread(_write, reader.take_pending())
+        await reader.flush()
     except FormParserError:
         reader.close()
-        reader.form.discard()
+        await reader.form.close()
         raise ValidationError("The multipart body is not valid") from None
     except BaseException:
         reader.close()
-        reader.form.discard()
+        await reader.form.close()
         raise
     return reader.form

@@ -9,7 +9,12 @@ deleted: a file store that is down answers 503 and leaves the database as it was
 An upload's body is read as it arrives (`multipart.read_form`): its files go to the app's
 `.tmp/uploads/` as their bytes come, the size limit of each file (`sizeLimit`) and of the
 whole request (20 files' worth) checked as they do, and are removed once the request is
-answered (the provider has linked or copied them where they are served)."""
+answered (the provider has linked or copied them where they are served). With a provider
+that takes streams (an object store), a new file that needs no reading here (not an image:
+no formats, no content check) and of at least `stream_after` bytes goes to the store as the
+body arrives, under the name chosen for it then, instead of to a temporary file: the store's
+multipart upload runs while the body is read, and is completed once the files are checked
+and their entry found, or aborted (an error, a client that goes away, a store that fails)."""
 
 from __future__ import annotations
 
@@ -31,8 +36,18 @@ from folio.errors import (
     ValidationError,
     validation_failed,
 )
-from folio.files.uploads import Incoming, UploadSettings, check, discard, keys_of, store
-from folio.http.multipart import FilePart, Form, read_form, sweep
+from folio.files.mime import guess_mime, permitted
+from folio.files.uploads import (
+    Incoming,
+    UploadSettings,
+    check,
+    discard,
+    extension,
+    keys_of,
+    new_digest,
+    store,
+)
+from folio.http.multipart import FilePart, Form, Streamed, read_form, sweep
 from folio.http.responses import json_response
 from folio.http.rest.content import query_params
 from folio.schema.builtins import FILE_UID
@@ -148,9 +163,10 @@ class FileUploads:
         self.tmp_dir = folio.settings.app_dir / ".tmp" / "uploads"
         sweep(self.tmp_dir)
 
-    async def read(self, request: Request) -> Form:
-        """The request's form, its `files` parts written to the temporary directory (the
-        caller discards them once answered); the size limits checked as they come."""
+    async def read(self, request: Request, stream: bool = False) -> Form:
+        """The request's form, its `files` parts written to the temporary directory, or
+        with `stream` (new files), those that can be sent to the store as they come (the
+        caller closes the form once answered); the size limits checked as they come."""
         length = request.headers.get("content-length")
         limit = self.settings.size_limit * 20
         if length and length.isdecimal() and int(length) > limit:
@@ -163,7 +179,19 @@ class FileUploads:
             file_fields=frozenset({"files"}),
             file_limit=self.settings.size_limit,
             body_limit=limit,
+            stream=self._streamed if stream and self.provider.stream_after else None,
         )
+
+    def _streamed(self, part: FilePart) -> Streamed | None:
+        """Where a new file's bytes go as they come: to the store, unless they are to be
+        read here (an image's) or refused (a type not allowed: nothing of it is sent)."""
+        after = self.provider.stream_after
+        mime = guess_mime(part.filename or "file", part.content_type)
+        allowed = permitted(mime, self.settings.allowed_types, self.settings.denied_types)
+        if after is None or mime.startswith("image/") or not allowed:
+            return None
+        key = new_digest(part.filename or "file") + extension(part.filename or "file")
+        return Streamed(after, lambda: self.provider.writer(key, mime))
 
     async def create(
         self,
@@ -249,10 +277,11 @@ class UploadEndpoints:
         self.destroy = guarded("plugin::upload.content-api.destroy", self._destroy)
 
     async def _upload(self, request: Request, principal: Principal) -> Response:
-        form = await self.files.read(request)
+        file_id = request.query_params.get("id")
+        # new files may stream to the store; a replacement's bytes keep the file's name
+        form = await self.files.read(request, stream=file_id is None)
         try:
             uploads = form.files_named("files")
-            file_id = request.query_params.get("id")
             if file_id is not None:
                 doc = await file_record(self.folio, file_id, "Entity not found")
                 updated = await self.files.replace(doc, uploads, form.getlist("fileInfo"))
@@ -264,7 +293,7 @@ class UploadEndpoints:
             )
             return json_response([_record(doc) for doc in docs], 201)
         finally:
-            form.discard()
+            await form.close()
 
     def _link_target(self, ref: Any, ref_id: Any, fld: Any) -> tuple[Any, str, str] | None:
         if ref is None and ref_id is None and fld is None:
@@ -321,7 +350,11 @@ async def update_file_info(folio: Folio, raw_id: str, info: dict[str, Any]) -> d
 
 
 def _incoming(part: FilePart) -> Incoming:
-    return Incoming(part.filename or "file", part.path, part.content_type, part.size)
+    filename = part.filename or "file"
+    if part.writer is not None:
+        digest = part.writer.key.removesuffix(extension(filename))
+        return Incoming(filename, part.writer, part.content_type, part.size, digest)
+    return Incoming(filename, part.path, part.content_type, part.size)
 
 
 def _record(doc: dict[str, Any]) -> dict[str, Any]:

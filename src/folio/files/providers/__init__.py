@@ -17,6 +17,7 @@ from typing import Any
 from folio.errors import ConfigError
 from folio.files.providers.base import (
     ObjectMissing,
+    ObjectWriter,
     Provider,
     Source,
     StaticMount,
@@ -31,6 +32,7 @@ __all__ = [
     "PROVIDERS",
     "LocalProvider",
     "ObjectMissing",
+    "ObjectWriter",
     "Provider",
     "S3Provider",
     "Source",

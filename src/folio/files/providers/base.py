@@ -14,6 +14,10 @@ A provider whose objects are private (`private`) hands out URLs that only work s
 (503, the answer's `Retry-After` set), never half-stores an object under its key, and leaves
 the database to its caller.
 
+A provider may also take an object as its bytes come (`writer`: an upload's body streamed to
+the store as the request arrives, for objects of at least `stream_after` bytes); what it
+writes is stored under its key only once committed, and never if aborted.
+
 A stored object is read back as it was stored (`open`: its size, then its bytes a chunk at a
 time, never whole), for what copies files elsewhere (`folio export`)."""
 
@@ -55,6 +59,31 @@ class StoredObject:
     chunks: AsyncIterator[bytes]
 
 
+class ObjectWriter(ABC):
+    """An object being stored as its bytes come: under its key (`key`) once `commit`
+    answers, never if `abort`ed (whatever was sent is dropped)."""
+
+    key: str
+
+    @abstractmethod
+    def write(self, data: bytes | memoryview) -> None:
+        """More of the object's bytes (copied: `data` may be reused), sent by `drain`."""
+
+    @abstractmethod
+    async def drain(self) -> None:
+        """Sends on what was written, waiting while the store is behind (so that what is
+        held in memory stays bounded); StoreUnavailable if the store failed."""
+
+    @abstractmethod
+    async def commit(self) -> str:
+        """Stores the object (the bytes written are all of it) and returns its URL."""
+
+    @abstractmethod
+    async def abort(self) -> None:
+        """Drops what was sent, as far as the store lets (a failure is logged, not raised);
+        nothing once committed."""
+
+
 @dataclass(frozen=True)
 class StaticMount:
     """A directory the HTTP front-end serves under a URL path (`/uploads`)."""
@@ -69,6 +98,9 @@ class Provider(ABC):
     name: ClassVar[str]
     # whether the stored objects can be read only through signed URLs (`signed_url`)
     private: bool = False
+    # the size from which an upload's bytes are worth streaming to the store as they come
+    # (`writer`); None: the provider takes whole files only
+    stream_after: int | None = None
 
     @abstractmethod
     async def put(self, key: str, source: Source, mime: str) -> str:
@@ -85,6 +117,11 @@ class Provider(ABC):
         chunks (and released at the block's end, read to its end or not). ObjectMissing
         when there is none; StoreUnavailable when the store cannot be read (before or
         while the chunks come)."""
+
+    def writer(self, key: str, mime: str) -> ObjectWriter:
+        """A writer storing an object under `key` as its bytes come (for a provider whose
+        `stream_after` is set); nothing is sent before its first `write`."""
+        raise NotImplementedError(f"the {self.name} provider takes whole files only")
 
     def static_mount(self) -> StaticMount | None:
         """The directory to serve the stored objects from, for a provider whose URLs point

@@ -35,6 +35,7 @@ import httpx
 
 from folio.files.providers.base import (
     ObjectMissing,
+    ObjectWriter,
     Provider,
     Source,
     StoredObject,
@@ -50,6 +51,13 @@ CHUNK = 1024 * 1024
 # what a store's answer body may hold (an error, an upload id): more is not read
 MAX_ANSWER = 64 * 1024
 TIMEOUT = httpx.Timeout(connect=5.0, read=60.0, write=60.0, pool=60.0)
+# parts of a streamed upload under way at once: one sent while the next fills (each held in
+# memory until sent, and copied once more as it goes: what an upload holds stays within a
+# few parts)
+STREAM_QUEUE = 1
+
+# what a part's body is: bytes, or chunks read as it is sent
+Content = bytes | AsyncIterator[bytes]
 
 
 def _path_style(options: S3Options, host: str) -> bool:
@@ -100,6 +108,8 @@ class S3Provider(Provider):
     def __init__(self, options: S3Options) -> None:
         self.options = options
         self.private = options.private
+        # a file of at least a part goes up as a multipart upload: streamed as it comes
+        self.stream_after = options.part_size
         endpoint = options.endpoint or f"https://s3.{options.region}.amazonaws.com"
         scheme, _, netloc = endpoint.partition("://")
         host = netloc.rsplit(":", 1)[0] if not netloc.endswith("]") else netloc
@@ -208,6 +218,8 @@ class S3Provider(Provider):
         url = f"{self._origin}{path}"
         if query:
             url += "?" + canonical_query(query)
+        if isinstance(content, bytes) and len(content) > CHUNK:
+            content = _let_go(content)
         client = self._http()
         request = client.build_request(method, url, headers=sent, content=content)
         return await client.send(request, stream=True)
@@ -277,65 +289,27 @@ class S3Provider(Provider):
         return self.url(key)
 
     async def _multipart(
-        self,
-        key: str,
-        headers: dict[str, str],
-        parts: AsyncIterator[tuple[int, bytes | AsyncIterator[bytes], int]],
+        self, key: str, headers: dict[str, str], parts: AsyncIterator[tuple[Content, int]]
     ) -> None:
-        """A multipart upload of `parts` ((number, content, length)), `queueSize` at a
-        time; aborted when one fails."""
-        started = await self._send("POST", key, [("uploads", "")], headers=headers)
-        upload_id = _element(started.body, "UploadId")
-        if not upload_id:
-            log.warning("file store %s: no UploadId for %s", self._origin, key)
-            raise StoreUnavailable()
-        etags: dict[int, str] = {}
-        room = asyncio.Semaphore(self.options.queue_size)
-
-        async def send(number: int, content: bytes | AsyncIterator[bytes], length: int) -> None:
-            try:
-                query = [("partNumber", str(number)), ("uploadId", upload_id)]
-                done = await self._send("PUT", key, query, content=content, length=length)
-                etags[number] = done.headers.get("etag", "")
-            finally:
-                room.release()
-
+        """A multipart upload of `parts` ((content, length)), `queueSize` at a time;
+        aborted when one fails."""
+        upload = await Multipart.start(self, key, headers, self.options.queue_size)
         try:
-            async with asyncio.TaskGroup() as group:
-                pending = aiter(parts)
-                while True:
-                    # room first, then the next part: a stream's part is read only then
-                    await room.acquire()
-                    try:
-                        number, content, length = await anext(pending)
-                    except StopAsyncIteration:
-                        break
-                    group.create_task(send(number, content, length))
-            listed = "".join(
-                f"<Part><PartNumber>{n}</PartNumber><ETag>{_xml_text(etags[n])}</ETag></Part>"
-                for n in sorted(etags)
-            )
-            body = f"<CompleteMultipartUpload>{listed}</CompleteMultipartUpload>".encode()
-            done = await self._send(
-                "POST", key, [("uploadId", upload_id)], content=body, length=len(body)
-            )
-            # S3 may answer 200 with an error in the body
-            if _element(done.body, "Code") is not None:
-                log.warning("file store %s: completing %s failed", self._origin, key)
-                raise StoreUnavailable()
-        except BaseException as exc:
-            await self._abort(key, upload_id)
-            if isinstance(exc, BaseExceptionGroup):
-                # the first part that failed says why
-                raise exc.exceptions[0] from None
+            while True:
+                # room first, then the next part: a stream's part is read only then
+                await upload.ready()
+                try:
+                    content, length = await anext(parts)
+                except StopAsyncIteration:
+                    break
+                upload.send(content, length)
+            await upload.complete()
+        except BaseException:
+            await upload.abort()
             raise
 
-    async def _abort(self, key: str, upload_id: str) -> None:
-        try:
-            await self._send("DELETE", key, [("uploadId", upload_id)], expect=(204, 200, 404))
-        except StoreUnavailable:
-            # the store's own clean-up of incomplete uploads takes it from here
-            log.warning("file store %s: abort of the upload of %s failed", self._origin, key)
+    def writer(self, key: str, mime: str) -> ObjectWriter:
+        return Writer(self, key, {"Content-Type": mime, **self._acl})
 
     async def delete(self, key: str) -> None:
         await self._send("DELETE", key, expect=(204, 200, 404))
@@ -381,6 +355,13 @@ class S3Provider(Provider):
             raise StoreUnavailable() from exc
 
 
+async def _let_go(data: bytes) -> AsyncIterator[bytes]:
+    """A large body as httpx lets go of it once sent: an answer and its request stay in a
+    reference cycle until the garbage collector runs, and a body given as bytes would stay
+    with them (parts of 8 MB piling up); a generator's bytes go when it ends."""
+    yield data
+
+
 def _xml_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -400,29 +381,164 @@ async def _file_chunks(path: Path, offset: int, length: int) -> AsyncIterator[by
         os.close(fd)
 
 
-async def _file_parts(
-    path: Path, size: int, part: int
-) -> AsyncIterator[tuple[int, bytes | AsyncIterator[bytes], int]]:
-    for number, offset in enumerate(range(0, size, part), start=1):
+async def _file_parts(path: Path, size: int, part: int) -> AsyncIterator[tuple[Content, int]]:
+    for offset in range(0, size, part):
         length = min(part, size - offset)
-        yield number, _file_chunks(path, offset, length), length
+        yield _file_chunks(path, offset, length), length
 
 
-async def _bytes_parts(
-    data: bytes, part: int
-) -> AsyncIterator[tuple[int, bytes | AsyncIterator[bytes], int]]:
-    for number, offset in enumerate(range(0, len(data), part), start=1):
+async def _bytes_parts(data: bytes, part: int) -> AsyncIterator[tuple[Content, int]]:
+    for offset in range(0, len(data), part):
         piece = data[offset : offset + part]
-        yield number, piece, len(piece)
+        yield piece, len(piece)
 
 
 async def _stream_parts(
     stream: BinaryIO, first: bytes, part: int
-) -> AsyncIterator[tuple[int, bytes | AsyncIterator[bytes], int]]:
+) -> AsyncIterator[tuple[Content, int]]:
     """A stream of unknown length, a part at a time (each read whole: a stream cannot be
     read from two places at once)."""
-    number, piece = 1, first
+    piece = first
     while piece:
-        yield number, piece, len(piece)
-        number += 1
+        yield piece, len(piece)
         piece = await asyncio.to_thread(stream.read, part)
+
+
+class Multipart:
+    """One multipart upload under way: its parts sent as they are given, at most `queue`
+    at a time, then completed (the object stored) or aborted (nothing stored, the parts
+    sent dropped by the store). The failure of a part is raised by the next `ready` or by
+    `complete`."""
+
+    def __init__(self, provider: S3Provider, key: str, upload_id: str, queue: int) -> None:
+        self.provider = provider
+        self.key = key
+        self.upload_id = upload_id
+        self._room = asyncio.Semaphore(queue)
+        self._etags: dict[int, str] = {}
+        self._sending: set[asyncio.Task[None]] = set()
+        self._failed: Exception | None = None
+        self._parts = 0
+        self._over = False
+
+    @classmethod
+    async def start(
+        cls, provider: S3Provider, key: str, headers: dict[str, str], queue: int
+    ) -> Multipart:
+        started = await provider._send("POST", key, [("uploads", "")], headers=headers)
+        upload_id = _element(started.body, "UploadId")
+        if not upload_id:
+            log.warning("file store %s: no UploadId for %s", provider._origin, key)
+            raise StoreUnavailable()
+        return cls(provider, key, upload_id, queue)
+
+    async def ready(self) -> None:
+        """Waits until a part may be sent (fewer than `queue` under way), then `send` sends
+        the next; an earlier part's failure is raised here."""
+        await self._room.acquire()
+        if self._failed is not None:
+            self._room.release()
+            raise self._failed
+
+    def send(self, content: Content, length: int) -> None:
+        """Sends the next part (in the room `ready` made)."""
+        self._parts += 1
+        task = asyncio.create_task(self._part(self._parts, content, length))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _part(self, number: int, content: Content, length: int) -> None:
+        try:
+            query = [("partNumber", str(number)), ("uploadId", self.upload_id)]
+            done = await self.provider._send("PUT", self.key, query, content=content, length=length)
+            self._etags[number] = done.headers.get("etag", "")
+        except Exception as exc:
+            if self._failed is None:
+                self._failed = exc
+        finally:
+            self._room.release()
+
+    async def complete(self) -> None:
+        """Waits for the parts under way, then stores the object made of them."""
+        await asyncio.gather(*self._sending)
+        if self._failed is not None:
+            # the first part that failed says why
+            raise self._failed
+        listed = "".join(
+            f"<Part><PartNumber>{n}</PartNumber><ETag>{_xml_text(self._etags[n])}</ETag></Part>"
+            for n in sorted(self._etags)
+        )
+        body = f"<CompleteMultipartUpload>{listed}</CompleteMultipartUpload>".encode()
+        done = await self.provider._send(
+            "POST", self.key, [("uploadId", self.upload_id)], content=body, length=len(body)
+        )
+        # S3 may answer 200 with an error in the body
+        if _element(done.body, "Code") is not None:
+            log.warning("file store %s: completing %s failed", self.provider._origin, self.key)
+            raise StoreUnavailable()
+        self._over = True
+
+    async def abort(self) -> None:
+        """Stops the parts under way and drops the upload (once: nothing after `complete`)."""
+        if self._over:
+            return
+        self._over = True
+        for task in self._sending:
+            task.cancel()
+        await asyncio.gather(*self._sending, return_exceptions=True)
+        query = [("uploadId", self.upload_id)]
+        try:
+            await self.provider._send("DELETE", self.key, query, expect=(204, 200, 404))
+        except StoreUnavailable:
+            # the store's own clean-up of incomplete uploads takes it from here
+            log.warning(
+                "file store %s: abort of the upload of %s failed", self.provider._origin, self.key
+            )
+
+
+class Writer(ObjectWriter):
+    """An object streamed to the store as its bytes come (`Provider.writer`): gathered a
+    part at a time, each full part sent while the next fills, at most STREAM_QUEUE parts
+    under way (`drain` waits for room: what it holds stays within a few parts); the
+    multipart upload starts with the first full part, and the last, shorter part goes at
+    `commit`."""
+
+    def __init__(self, provider: S3Provider, key: str, headers: dict[str, str]) -> None:
+        self.provider = provider
+        self.key = key
+        self.headers = headers
+        self.part_size = provider.options.part_size
+        self._held = bytearray()
+        self._upload: Multipart | None = None
+        self._queue = min(provider.options.queue_size, STREAM_QUEUE)
+
+    def write(self, data: bytes | memoryview) -> None:
+        self._held += data
+
+    async def drain(self) -> None:
+        while len(self._held) >= self.part_size:
+            await self._send_part(self.part_size)
+
+    async def _send_part(self, length: int) -> None:
+        if self._upload is None:
+            self._upload = await Multipart.start(self.provider, self.key, self.headers, self._queue)
+        await self._upload.ready()
+        if length == len(self._held):
+            piece, self._held = bytes(self._held), bytearray()
+        else:
+            with memoryview(self._held) as view:
+                piece = bytes(view[:length])
+            del self._held[:length]
+        self._upload.send(piece, length)
+
+    async def commit(self) -> str:
+        if self._held or self._upload is None:
+            await self._send_part(len(self._held))
+        assert self._upload is not None
+        await self._upload.complete()
+        return self.provider.url(self.key)
+
+    async def abort(self) -> None:
+        self._held = bytearray()
+        if self._upload is not None:
+            await self._upload.abort()
