@@ -188,6 +188,7 @@ class Populator:
     def __init__(self, registry: Registry, dialect: Dialect) -> None:
         self.registry = registry
         self.dialect = dialect
+        self.quoted = dialect.quoted
         self.file_type = registry.content_types["plugin::upload.file"]
         self._selections: BoundedCache[Selection] = BoundedCache(1024, 8 * 1024 * 1024)
         budget = memo_mb()
@@ -372,7 +373,7 @@ class Populator:
         self._narrow(ct, entry, ctx, conds, params)
         order = "".join(self._order(key, ctx) + ", " for key in entry.sort)
         rows = yield from self._rows(
-            f"SELECT {sel.sql}, t.locale, t.document_id FROM {self.dialect.quote(ct.table)} t "
+            f"SELECT {sel.sql}, t.locale, t.document_id FROM {self.quoted[ct.table]} t "
             f"WHERE {' AND '.join(conds)} ORDER BY t.document_id, {order}t.id",
             params,
             "t.document_id",
@@ -662,16 +663,14 @@ class Populator:
                     )
                     on.append(text)
                     params.extend(more)
-                joins.append(
-                    f"LEFT JOIN {self.dialect.quote(comp.table)} {alias} ON {' AND '.join(on)}"
-                )
+                joins.append(f"LEFT JOIN {self.quoted[comp.table]} {alias} ON {' AND '.join(on)}")
                 cols.append(sel.sql)
                 slots[(attr.name, uid if attr.type == "dynamiczone" else None)] = (sel, width)
                 width += len(sel.keys)
         keys = sorted({int(d["id"]) for d in docs})
         names = [entry.attr.name for entry in entries]
         rows = yield from self._rows(
-            f"SELECT {', '.join(cols)} FROM {self.dialect.quote(components_table_name(schema))} c "
+            f"SELECT {', '.join(cols)} FROM {self.quoted[components_table_name(schema)]} c "
             f"{' '.join(joins)} "
             f"WHERE {KEYS} AND c.field IN ({marks(len(names))}) "
             "ORDER BY c.entity_id, c.field, c.position",
@@ -721,7 +720,7 @@ class Populator:
             sel = self.selection(comp, zone.on_fields.get(uid))
             among, id_params = self.dialect.one_of("t.id", ids)
             got = yield query(
-                f"SELECT {sel.sql} FROM {self.dialect.quote(comp.table)} t WHERE {among}",
+                f"SELECT {sel.sql} FROM {self.quoted[comp.table]} t WHERE {among}",
                 id_params,
             )
             items = sel.documents(got)
@@ -781,8 +780,8 @@ class Populator:
             params.extend(more)
         order = "".join(self._order(k, ReadContext("published", None)) + ", " for k in first.sort)
         rows = yield from self._rows(
-            f"SELECT {sel.sql}, m.field, m.related_id FROM {self.dialect.quote(FILES_LINK_TABLE)} "
-            f"m JOIN {self.dialect.quote(FILES_TABLE)} t ON t.id = m.file_id "
+            f"SELECT {sel.sql}, m.field, m.related_id FROM {self.quoted[FILES_LINK_TABLE]} "
+            f"m JOIN {self.quoted[FILES_TABLE]} t ON t.id = m.file_id "
             "WHERE m.related_type = ? AND m.field IN "
             f"({marks(len(names))}) AND {KEYS}{narrow} "
             f"ORDER BY m.related_id, m.field, {order}m.position",

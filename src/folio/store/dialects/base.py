@@ -27,6 +27,7 @@ from __future__ import annotations
 import time as clock
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, time
+from functools import cached_property
 from typing import Any, ClassVar
 
 from folio.errors import FolioError, ValidationError
@@ -126,6 +127,12 @@ class Dialect:
     # (the module's instance, `SQLITE`, `POSTGRES`) and shared by every database object.
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
+
+    @cached_property
+    def quoted(self) -> Quoted:
+        """`quoted[name]`: `quote(name)`, each name quoted once (a dict lookup after; for
+        statements built per request)."""
+        return Quoted(self.quote)
 
     # ------------------------------------------------------------------ text
     def quote(self, name: str) -> str:
@@ -294,15 +301,25 @@ class Dialect:
         """Inserts `count` rows of `columns` into `table` and returns their ids, in order,
         after taking `lock` (ids then follow the order of commits) and notifying `channel`
         (the outbox's writes). PostgreSQL does it all in one statement."""
-        if lock is not None:
+        if lock is not None and not self.one_writer:
             yield from self.lock(lock)
-        if channel is not None:
+        if channel is not None and self.notifications:
             yield from self.notify(channel)
-        names = ", ".join(self.quote(c) for c in columns)
-        row = "(" + marks(len(columns)) + ")"
-        sql = f"INSERT INTO {self.quote(table)} ({names}) VALUES {', '.join([row] * count)}"
+        key = (table, tuple(columns), count)
+        sql = self._rows_sql.get(key)
+        if sql is None:
+            names = ", ".join(self.quote(c) for c in columns)
+            row = "(" + marks(len(columns)) + ")"
+            sql = f"INSERT INTO {self.quote(table)} ({names}) VALUES {', '.join([row] * count)}"
+            if len(self._rows_sql) < ROWS_SQL:
+                self._rows_sql[key] = sql
         ids: list[int] = yield from self.insert_ids(sql, params, count)
         return ids
+
+    @cached_property
+    def _rows_sql(self) -> dict[tuple[str, tuple[str, ...], int], str]:
+        """`record_rows`' statements by table, columns and number of rows."""
+        return {}
 
     def begin_bulk_load(self) -> Program:
         """Before a bulk load (an import): settings that speed it up; returns what
@@ -473,6 +490,22 @@ class Dialect:
         return None
 
 
+class Quoted(dict[str, str]):
+    """Identifiers quoted by a dialect's `quote`, each once (the names of the models'
+    tables and columns: a bounded set)."""
+
+    def __init__(self, quote: Callable[[str], str]) -> None:
+        super().__init__()
+        self._quote = quote
+
+    def __missing__(self, name: str) -> str:
+        text = self[name] = self._quote(name)
+        return text
+
+
+# `record_rows` statements kept per dialect (one per table and number of rows)
+ROWS_SQL = 256
+
 # bits of a pattern match's shape (`Dialect.match`)
 ESCAPE = 1
 ASCII_FOLD = 2
@@ -523,6 +556,7 @@ __all__ = [
     "UNIQUE",
     "Converter",
     "Dialect",
+    "Quoted",
     "escape_like",
     "invalid_value",
     "needs_escape",

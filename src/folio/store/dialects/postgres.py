@@ -25,6 +25,7 @@ from folio.store.dialects.base import (
     INVALID,
     JSON,
     RETRY,
+    ROWS_SQL,
     STRING,
     TEXT,
     TIME,
@@ -105,8 +106,8 @@ class PostgresDialect(Dialect):
     text_temporals = False
     max_params = 32767
 
-    def driver_sql(self, sql: str) -> str:
-        return to_numbered(sql)
+    # `?` -> `$n` (the function itself: no frame of its own per statement)
+    driver_sql = staticmethod(to_numbered)
 
     def match(self, col: str, negated: bool, insensitive: bool, shape: int) -> str:
         """Case-insensitive matches are LIKE between the lowercased text and pattern: what
@@ -162,15 +163,20 @@ class PostgresDialect(Dialect):
                 table, columns, params, count, lock, channel
             )
             return ids
-        names = ", ".join(self.quote(c) for c in columns)
-        row = "(" + marks(len(columns)) + ")"
-        values = ", ".join([row] * count)
-        rows = yield query(
-            "WITH turn AS (SELECT pg_advisory_xact_lock(?::bigint), pg_notify(?, '')) "
-            f"INSERT INTO {self.quote(table)} ({names}) SELECT v.* FROM (VALUES {values}) "
-            f"AS v({names}) CROSS JOIN turn RETURNING id",
-            [lock, channel, *params],
-        )
+        key = ("\0turn " + table, tuple(columns), count)
+        sql = self._rows_sql.get(key)
+        if sql is None:
+            names = ", ".join(self.quote(c) for c in columns)
+            row = "(" + marks(len(columns)) + ")"
+            values = ", ".join([row] * count)
+            sql = (
+                "WITH turn AS (SELECT pg_advisory_xact_lock(?::bigint), pg_notify(?, '')) "
+                f"INSERT INTO {self.quote(table)} ({names}) SELECT v.* FROM (VALUES {values}) "
+                f"AS v({names}) CROSS JOIN turn RETURNING id"
+            )
+            if len(self._rows_sql) < ROWS_SQL:
+                self._rows_sql[key] = sql
+        rows = yield query(sql, [lock, channel, *params])
         return sorted(int(r[0]) for r in rows)
 
     def reset_identity(self, table: str) -> Program:
