@@ -6,9 +6,11 @@ is dropped or read again.
 
 The publishing process runs its own handlers at once, before its answer goes out; the
 message to the others is sent by a task of its own (publishing never waits on the network,
-and a message that cannot be sent is tried again a few times). A process that may have
-missed messages (its listening connection was lost, or it starts) runs every handler
-(`_reset`): a reload too many costs a read, a missed one would leave a stale cache.
+and a message that cannot be sent is tried again a few times). A process starts listening
+before it reads what it caches (`start` waits for the carrier's first connection), and a
+process that may have missed messages since (its listening connection was lost) runs every
+handler once it listens again (`_reset`): a reload too many costs a read, a missed one
+would leave a stale cache.
 
 Each implementation (one file each) carries the messages its own way: `local.py` (none: a
 process alone on its database), `postgres.py` (NOTIFY/LISTEN), `redis.py` (pub/sub),
@@ -40,6 +42,9 @@ SEPARATOR = ":"
 # sending a message: attempts, and the wait before the second (doubled each time)
 SEND_ATTEMPTS = 5
 SEND_RETRY = 0.2
+# seconds `start` waits for the carrier's first connection (past it the app starts anyway,
+# and reloads everything once the connection comes)
+CONNECT_WAIT = 5.0
 
 Handler = Callable[[], Awaitable[None] | None]
 
@@ -57,6 +62,9 @@ class Broadcaster(ABC):
         self._sending: asyncio.Task[None] | None = None
         self._running: set[asyncio.Task[None]] = set()
         self._started = False
+        # set at the carrier's first connection
+        self._connected_once: asyncio.Event | None = None
+        self._waited = False  # `start` gave up waiting for it
         # messages from other processes run here, and resets (tests and logs read them)
         self.received = 0
         self.resets = 0
@@ -90,6 +98,16 @@ class Broadcaster(ABC):
         else:
             # a topic this process does not know (a newer version wrote it): everything
             self._reset()
+
+    def _connected(self) -> None:
+        """The carrier listens (called at each (re)connection): after the first one, and
+        after a first one that came too late for `start`, messages may have been missed."""
+        first = self._connected_once
+        if first is not None and not first.is_set():
+            first.set()
+            if not self._waited:
+                return
+        self._reset()
 
     def _reset(self) -> None:
         """Every handler once: messages may have been missed."""
@@ -134,9 +152,17 @@ class Broadcaster(ABC):
 
     # ------------------------------------------------------------------ life
     async def start(self) -> None:
-        """Starts listening to the other processes (a serving process)."""
+        """Starts listening to the other processes (a serving process), and returns once it
+        does (or after CONNECT_WAIT seconds): call it before anything is read and cached."""
         self._started = True
+        self._connected_once = first = asyncio.Event()
+        self._waited = False
         await self._listen()
+        try:
+            await asyncio.wait_for(first.wait(), CONNECT_WAIT)
+        except TimeoutError:
+            self._waited = True
+            log.warning("change messages: not listening yet; caches are reloaded once it does")
 
     async def close(self) -> None:
         """Sends what is queued (a command of the CLI publishes too), stops listening."""
@@ -155,7 +181,7 @@ class Broadcaster(ABC):
 
     @abstractmethod
     async def _listen(self) -> None:
-        """Starts calling `_received` with each message, and `_reset` after each
+        """Starts calling `_received` with each message, and `_connected` after each
         (re)connection of what listens."""
 
     @abstractmethod

@@ -13,7 +13,7 @@ class LocalBroadcaster(Broadcaster):
         return None
 
     async def _listen(self) -> None:
-        return None
+        self._connected()
 
     async def _unlisten(self) -> None:
         return None

@@ -44,6 +44,7 @@ class PollingBroadcaster(Broadcaster):
 
     async def _listen(self) -> None:
         seen = await self._read()
+        self._connected()
         self._task = asyncio.get_running_loop().create_task(self._poll(seen))
 
     async def _poll(self, seen: str | None) -> None:

@@ -4,9 +4,8 @@ every process of every host listens on a connection of its own (the store's `lis
 reconnected after a loss, which calls back once after each (re)connection: then every
 handler runs, for what was committed while it was away).
 
-The store's listening session calls back without the notification's text, so each
-notification runs every handler: configuration changes are rare, and a reload too many
-costs a read."""
+The dialect's NOTIFY carries no text, so each notification runs every handler (this
+process's own too): configuration changes are rare, and a reload too many costs a read."""
 
 from __future__ import annotations
 
@@ -30,7 +29,7 @@ class NotifyBroadcaster(Broadcaster):
         await self._db.write(self._db.dialect.notify(CHANNEL))
 
     async def _listen(self) -> None:
-        self._listening = await self._db.listen(CHANNEL, self._reset)
+        self._listening = await self._db.listen(CHANNEL, self._connected, on_payload=self._received)
 
     async def _unlisten(self) -> None:
         listening, self._listening = self._listening, None

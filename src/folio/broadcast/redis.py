@@ -72,7 +72,7 @@ class RedisBroadcaster(Broadcaster):
                     log.info("listening to %s again", self.channel)
                     down = False
                 delay = BACKOFF[0]
-                self._reset()  # what was published while no one listened
+                self._connected()  # (again: what was published meanwhile is lost)
                 while True:
                     message = await pubsub.get_message(
                         ignore_subscribe_messages=True, timeout=PING_SECONDS

@@ -253,8 +253,9 @@ def build_asgi(folio: Folio) -> Starlette:
             app.unavailable = ServiceUnavailableError(str(exc))
             yield {}
             return
-        await folio.webhooks.start_worker()
+        # listening first: what the worker reads next cannot change unheard
         await folio.broadcast.start()
+        await folio.webhooks.start_worker()
         _settle_heap()
         assert isinstance(app, FolioApp)
         try:

@@ -168,9 +168,10 @@ class WebhookService:
 
     async def reload(self) -> None:
         """The webhooks changed in another process: this process's worker reads them again
-        (and starts polling for their events, which it may not have done without any)."""
-        if self.worker is not None:
-            await self.worker.changed()
+        (and polls for their events from then on, if there are any now)."""
+        worker = self.worker
+        if worker is not None and not worker.stopping:
+            await worker.tick()
 
     # ------------------------------------------------------------------ deliveries
     async def deliveries(
