@@ -1,8 +1,9 @@
 """One sitting of ../shared/bench across databases: the reference implementation and Folio on
 MariaDB/MySQL, and Folio on SQLite and PostgreSQL (the reference on PostgreSQL too if asked),
-one server process each, every target on a fresh database, seeded alike and measured with the
-same scenarios, then one table: requests per second and p99 of every target beside the
-reference on MySQL, with the ratios.
+one server process each, every target on a fresh database and seeded alike; then each
+scenario is measured on every target in turn (the order rotating from one scenario to the
+next), so that the noise of a shared machine falls on all of them alike. One table at the
+end: requests per second and p99 of every target beside the reference on MySQL, the ratios.
 
     ../shared/reference/setup.sh /tmp/reference          # once
     scripts/bench-app /tmp/benchapp                      # once: the app Folio serves
@@ -22,7 +23,7 @@ so during a measurement its whole CPU is counted as the database's (run.py `db_c
 and not as `other_cores`), while the quiet wait before each scenario counts it as other load
 (the server under test is idle then, so what the MySQL server does is someone else's work).
 Other clients of the same MySQL server during a measurement are thus hidden in the database's
-figure: the number of their running statements is sampled and recorded (`mysql_others`)."""
+figure: the number of their running statements is sampled and printed in the log."""
 
 from __future__ import annotations
 
@@ -231,7 +232,8 @@ def kill_tree(pid: int) -> None:
     os.kill(pid, signal.SIGKILL)
 
 
-def one_target(a: argparse.Namespace, target: str) -> None:
+def start_target(a: argparse.Namespace, target: str) -> dict[str, Any]:
+    """Starts `target` on a fresh database and seeds it; answers what run.py needs."""
     out = Path(a.out_dir) / target
     out.mkdir(parents=True, exist_ok=True)
     p = plan(a, target, out)
@@ -248,29 +250,87 @@ def one_target(a: argparse.Namespace, target: str) -> None:
     if rc:
         raise SystemExit(f"{target}: did not start (see {log})")
     pid = int(json.loads(start.read_text())["pid"])
+    running = {**p, "pid": pid, "base": base, "out": out, "log": log, "start": start}
     db = ["--db-name", p["db_name"]] if p["db_name"] else []
-    try:
-        for _ in range(100):  # the reference writes its tokens at bootstrap; Folio too
-            if Path(p["tokens"]).exists():
-                break
-            time.sleep(0.2)
-        seed = out / "seed.json"
-        rc = harness(
-            "seed.py", "--base", base, "--tokens", p["tokens"], "--articles", str(a.articles),
-            "--pid", str(pid), *db, "--out", str(seed), *qw, log=log,
-        )  # fmt: skip
-        if rc:
-            raise SystemExit(f"{target}: seeding failed (see {log})")
-        extra = ["--only", a.only] if a.only else []
-        harness(
-            "run.py", "--base", base, "--tokens", p["tokens"], "--label", target,
-            "--out", str(out / "run.json"), "--pid", str(pid), "--start-info", str(start),
-            "--seed-info", str(seed), *db, "--duration", str(a.duration),
-            "--warmup", str(a.warmup), *qw, *extra, log=log,
-        )  # fmt: skip
-    finally:
+    for _ in range(100):  # the reference writes its tokens at bootstrap; Folio too
+        if Path(p["tokens"]).exists():
+            break
+        time.sleep(0.2)
+    seed = out / "seed.json"
+    rc = harness(
+        "seed.py", "--base", base, "--tokens", p["tokens"], "--articles", str(a.articles),
+        "--pid", str(pid), *db, "--out", str(seed), *qw, log=log,
+    )  # fmt: skip
+    if rc:
         kill_tree(pid)
-        time.sleep(2)
+        raise SystemExit(f"{target}: seeding failed (see {log})")
+    running["seed"] = seed
+    return running
+
+
+def measure(a: argparse.Namespace, target: str, t: dict[str, Any], scenario: str) -> None:
+    """run.py for one scenario of one running target (run-<scenario>.json)."""
+    db = ["--db-name", t["db_name"]] if t["db_name"] else []
+    harness(
+        "run.py", "--base", t["base"], "--tokens", t["tokens"], "--label", target,
+        "--out", str(t["out"] / f"run-{scenario}.json"), "--pid", str(t["pid"]),
+        "--start-info", str(t["start"]), "--seed-info", str(t["seed"]), *db,
+        "--duration", str(a.duration), "--warmup", str(a.warmup),
+        "--quiet-wait", str(a.quiet_wait), "--retries", str(a.retries), "--only", scenario,
+        log=t["log"],
+    )  # fmt: skip
+
+
+def merge(out: Path, scenarios: list[str]) -> None:
+    """The per-scenario results of one target as one run.py result (run.json)."""
+    merged: dict[str, Any] | None = None
+    for n in scenarios:
+        f = out / f"run-{n}.json"
+        if not f.exists():
+            continue
+        r = json.loads(f.read_text())
+        if merged is None:
+            merged = r
+        else:
+            merged["scenarios"].update(r["scenarios"])
+            merged["host"]["loadavg_end"] = r["host"]["loadavg_end"]
+            merged["server"].update(
+                {k: v for k, v in r["server"].items() if k in ("rss_mb_after_run", "vmhwm_mb_end")}
+            )
+    if merged is not None:
+        (out / "run.json").write_text(json.dumps(merged, indent=2))
+
+
+def sitting(a: argparse.Namespace, targets: list[str]) -> None:
+    """Every target started and seeded, then each scenario measured on every target in
+    turn (the order rotating from one scenario to the next), so that the machine's noise
+    falls on all of them alike; the servers are stopped at the end."""
+    sys.path.insert(0, str(HARNESS))
+    scenarios = a.only.split(",") if a.only else _harness_scenarios()
+    running: dict[str, dict[str, Any]] = {}
+    try:
+        for t in targets:
+            print(f"==== start {t}  ({time.strftime('%H:%M:%S')}, load {_load()})", flush=True)
+            running[t] = start_target(a, t)
+        for k, n in enumerate(scenarios):
+            order = targets[k % len(targets) :] + targets[: k % len(targets)]
+            for t in order:
+                print(f"==== {n} on {t}  ({time.strftime('%H:%M:%S')}, load {_load()})", flush=True)
+                measure(a, t, running[t], n)
+    finally:
+        for r in running.values():
+            kill_tree(r["pid"])
+            merge(r["out"], scenarios)
+
+
+def _harness_scenarios() -> list[str]:
+    import run  # type: ignore[import-not-found]
+
+    return list(run.SCENARIOS)
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 # ---------------------------------------------------------------- the table
@@ -353,6 +413,7 @@ def main() -> None:
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--quiet-wait", type=float, default=120)
+    ap.add_argument("--retries", type=int, default=1, help="run.py's retries of a disturbed run")
     ap.add_argument("--mysql", default="mysql://root@127.0.0.1:3306")
     ap.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432")
     ap.add_argument("--table", type=Path, help="print the table of an earlier sitting and exit")
@@ -364,11 +425,11 @@ def main() -> None:
         ap.error("--app is required")
     if urlsplit(a.mysql).path not in ("", "/"):
         ap.error("--mysql is the server's URL, without a database")
-    for t in a.targets.split(","):
+    targets = a.targets.split(",")
+    for t in targets:
         if t not in TARGETS:
             ap.error(f"unknown target {t}: one of {', '.join(TARGETS)}")
-        print(f"==== {t}  ({time.strftime('%H:%M:%S')}, load {os.getloadavg()})", flush=True)
-        one_target(a, t)
+    sitting(a, targets)
     print(table(Path(a.out_dir)))
 
 
