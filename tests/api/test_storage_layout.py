@@ -89,8 +89,10 @@ def test_filtered_sorted_pages_and_their_count(api: Api) -> None:
 
 
 def test_a_filtered_page_runs_at_most_two_statements(api: Api) -> None:
-    """Page and count: one statement, or the count first and then the page it calls for."""
+    """Page and count: one statement, or the count first and then the page it calls for.
+    (MySQL reads the read memo's token by a statement of its own before them.)"""
     seed(api)
+    budget = 3 if api.folio.db.dialect.name == "mysql" else 2
     for query in (
         "filters[title][$containsi]=tab&sort=publishDate:desc",
         "filters[title][$containsi]=tab&sort=publishDate:desc&pagination[pageSize]=1",
@@ -101,7 +103,7 @@ def test_a_filtered_page_runs_at_most_two_statements(api: Api) -> None:
     ):
         before = api.statements()
         titles_and_meta(api, query)
-        assert api.statements() - before <= 2, query
+        assert api.statements() - before <= budget, query
 
 
 def seed_many(api: Api) -> list[dict[str, Any]]:
