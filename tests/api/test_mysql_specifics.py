@@ -19,7 +19,7 @@ import pytest
 from folio.errors import ValidationError
 from folio.store.program import Program, execute, query
 from tests.api.serving import free_port
-from tests.conftest import MYSQL_URL, Api, make_api, reset_mysql
+from tests.conftest import MYSQL_URL, Api, make_api, reset_mysql, sql_rows
 
 pytestmark = [
     pytest.mark.mysql,
@@ -158,3 +158,41 @@ def test_a_server_that_cannot_be_used_is_one_line(
     assert "Traceback" not in done.stderr, done.stderr
     assert done.stderr.splitlines() == [f"folio: database {shown} (DATABASE_URL): {reason}"]
     assert done.returncode == code
+
+
+def test_a_write_that_loses_a_real_deadlock_runs_again() -> None:
+    """Two writes lock two rows in opposite orders, each waiting at a Pause until the other
+    holds its first row: InnoDB picks one as the deadlock's victim, which is rolled back and
+    run again; both land, neither answers an error."""
+    import asyncio
+
+    from folio.store.mysql import MySQLDatabase
+    from folio.store.program import Pause
+
+    assert MYSQL_URL is not None
+    reset_mysql(MYSQL_URL)
+    sql_rows(MYSQL_URL, 'CREATE TABLE "pair" (id INT PRIMARY KEY, n INT NOT NULL)')
+    sql_rows(MYSQL_URL, 'INSERT INTO "pair" VALUES (1, 0), (2, 0)')
+    runs = {"a": 0, "b": 0}
+
+    async def main() -> None:
+        ready = {"a": asyncio.Event(), "b": asyncio.Event()}
+        db = MySQLDatabase(MYSQL_URL or "", 2, 2)
+        await db.start()
+
+        def writer(me: str, other: str, first: int, second: int) -> Program:
+            runs[me] += 1
+            yield execute('UPDATE "pair" SET n = n + 1 WHERE id = ?', (first,))
+            yield Pause(ready[me].set, lambda: None, ready[other].wait)
+            yield execute('UPDATE "pair" SET n = n + 1 WHERE id = ?', (second,))
+
+        try:
+            await asyncio.gather(
+                db.write(lambda: writer("a", "b", 1, 2)), db.write(lambda: writer("b", "a", 2, 1))
+            )
+        finally:
+            await db.close()
+
+    asyncio.run(main())
+    assert sorted(runs.values()) == [1, 2]
+    assert sql_rows(MYSQL_URL, 'SELECT id, n FROM "pair" ORDER BY id') == [(1, 2), (2, 2)]
