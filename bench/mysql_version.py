@@ -7,6 +7,8 @@ a loop; then the token's read alone. Prints writes per second and the token read
 
     .venv/bin/python bench/mysql_version.py [--url mysql://root@127.0.0.1:3306/folio_bench]
         [--ops 3000] [--tasks 8]
+
+The database is created when missing; its two tables are dropped at the end.
 """
 
 from __future__ import annotations
@@ -74,6 +76,12 @@ async def main() -> None:
     parser.add_argument("--ops", type=int, default=3000)
     parser.add_argument("--tasks", type=int, default=8)
     args = parser.parse_args()
+    settings = connect_settings(args.url)
+    database = settings.pop("database")
+    server = await asyncmy.connect(**settings, autocommit=True)
+    async with server.cursor() as cur:
+        await cur.execute(f"CREATE DATABASE IF NOT EXISTS `{database}` CHARACTER SET utf8mb4")
+    server.close()
     setup = await connect(args.url)
     async with setup.cursor() as cur:
         await cur.execute('DROP TABLE IF EXISTS "bench_rows", "bench_version"')
