@@ -161,6 +161,7 @@ NOT_TRIED = {
     "resetPassword": "needs the code a mail brings",
     "changePassword": "needs a user's JWT and password",
     "sendEmailConfirmation": "sends mail",
+    "emailConfirmation": "needs the code a mail brings",
     "me": "needs a user's JWT (an API token is no user)",
     "countUsers": "needs a user's JWT",
     "getFile": "needs a file id",
