@@ -395,10 +395,14 @@ class Dialect:
         return value
 
     # ------------------------------------------------------------------ schema
+    # the expression naming the connection's schema in the information_schema views
+    current_schema = "current_schema()"
+
     def existing_tables(self) -> Program:
         """The names of the tables of the current schema."""
         rows = yield query(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+            "SELECT table_name FROM information_schema.tables "
+            f"WHERE table_schema = {self.current_schema}"
         )
         return {str(r[0]) for r in rows}
 
@@ -406,7 +410,7 @@ class Dialect:
         """A table's columns: name -> the type as the database names it, lower case."""
         rows = yield query(
             "SELECT column_name, data_type FROM information_schema.columns WHERE "
-            "table_schema = current_schema() AND table_name = ?",
+            f"table_schema = {self.current_schema} AND table_name = ?",
             (table,),
         )
         return {str(r[0]): str(r[1]).lower() for r in rows}

@@ -438,19 +438,7 @@ class MySQLDialect(Dialect):
         return value
 
     # ------------------------------------------------------------------ schema
-    def existing_tables(self) -> Program:
-        rows = yield query(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
-        )
-        return {str(r[0]) for r in rows}
-
-    def existing_columns(self, table: str) -> Program:
-        rows = yield query(
-            "SELECT column_name, data_type FROM information_schema.columns WHERE "
-            "table_schema = DATABASE() AND table_name = ?",
-            (table,),
-        )
-        return {str(r[0]): str(r[1]).lower() for r in rows}
+    current_schema = "DATABASE()"
 
     def existing_indexes(self, table: str) -> Program:
         rows = yield query(
