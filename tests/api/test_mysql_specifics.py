@@ -196,3 +196,61 @@ def test_a_write_that_loses_a_real_deadlock_runs_again() -> None:
     asyncio.run(main())
     assert sorted(runs.values()) == [1, 2]
     assert sql_rows(MYSQL_URL, 'SELECT id, n FROM "pair" ORDER BY id') == [(1, 2), (2, 2)]
+
+
+def test_apps_on_two_databases_of_one_server_never_wait_for_each_others_locks(
+    app_dir: Path,
+) -> None:
+    """A named lock belongs to the whole server (PostgreSQL's advisory locks to one
+    database): Folio's carry their database's name, so an app whose schema sync (or write)
+    holds its lock on one database never holds up an app on another database of the server.
+    Here a session on another database holds that database's schema-sync lock while an app
+    starts on the tests' database: it starts, syncs and writes as usual."""
+    import asyncio
+
+    import asyncmy
+
+    from folio.store.dialects.mysql import LOCK_SQL, SYNC_LOCK_NAME
+    from folio.store.mysql import connect_settings
+
+    assert MYSQL_URL is not None
+    settings = connect_settings(MYSQL_URL)
+    other = f"{settings['database']}_locks"
+
+    async def hold(ready: asyncio.Event, done: asyncio.Event) -> None:
+        admin = await asyncmy.connect(**{**settings, "database": None}, autocommit=True)
+        async with admin.cursor() as cursor:
+            await cursor.execute(f"CREATE DATABASE IF NOT EXISTS `{other}`")
+        admin.close()
+        conn = await asyncmy.connect(**{**settings, "database": other}, autocommit=True)
+        try:
+            async with conn.cursor() as cursor:
+                await cursor.execute(LOCK_SQL.replace("?", "%s"), (SYNC_LOCK_NAME,))
+                assert (await cursor.fetchone())[0] == 1
+                ready.set()
+                await done.wait()
+                await cursor.execute(f"DROP DATABASE `{other}`")
+        finally:
+            conn.close()
+
+    async def scenario() -> None:
+        ready, done = asyncio.Event(), asyncio.Event()
+        holder = asyncio.create_task(hold(ready, done))
+        await ready.wait()
+        try:
+            # the app starts on a thread of its own (the in-process client runs its loop)
+            def start_and_write() -> str:
+                reset_mysql(MYSQL_URL or "")
+                serving = make_api(app_dir, MYSQL_URL or "")
+                api = next(serving)
+                try:
+                    return str(api.create("tags", {"name": "while locked"})["name"])
+                finally:
+                    serving.close()
+
+            assert await asyncio.to_thread(start_and_write) == "while locked"
+        finally:
+            done.set()
+            await holder
+
+    asyncio.run(scenario())

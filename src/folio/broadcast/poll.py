@@ -17,6 +17,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 
 from folio.broadcast.base import Broadcaster
+from folio.store.database import background
 
 log = logging.getLogger("folio.broadcast")
 
@@ -48,6 +49,7 @@ class PollingBroadcaster(Broadcaster):
         self._task = asyncio.get_running_loop().create_task(self._poll(seen))
 
     async def _poll(self, seen: str | None) -> None:
+        background()
         failing = False
         while True:
             await asyncio.sleep(self.interval)

@@ -32,6 +32,9 @@ from typing import Any
 
 from folio.errors import FolioError
 from folio.schema.model import Schema
+
+# (the feed marks its tasks as background work through this module: it may not use the store)
+from folio.store.database import background as background
 from folio.store.program import Pause
 
 log = logging.getLogger("folio.events")

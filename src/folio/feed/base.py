@@ -32,7 +32,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING
 
-from folio.content.events import Event
+from folio.content.events import Event, background
 from folio.errors import FolioError, ServiceUnavailableError
 from folio.feed.frames import Frame, Viewer
 from folio.feed.settings import FeedSettings
@@ -289,6 +289,7 @@ class Feed(ABC):
         await unwatched
 
     async def _pump(self) -> None:
+        background()
         woken = self._woken
         assert woken is not None
         failed_since: float | None = None

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable
 
+from folio.content.events import background
 from folio.errors import FolioError
 from folio.feed.base import Feed
 
@@ -27,6 +28,7 @@ class PollingFeed(Feed):
         return _cancelled(task)
 
     async def _poll(self) -> None:
+        background()
         interval = self.settings.poll_ms / 1000
         while True:
             await asyncio.sleep(interval)

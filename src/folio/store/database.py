@@ -9,6 +9,7 @@ import socket
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -17,6 +18,15 @@ from folio.startup import EnvironmentProblem
 from folio.store.dialects.base import Dialect, invalid_value
 from folio.store.program import Program, Stmt
 from folio.store.urls import EXAMPLES, engine_of, shown_url
+
+# True in the app's own background work (its webhook worker, its change and feed polls):
+# what it runs is not counted by `statements_run`, which counts what requests cost
+BACKGROUND: ContextVar[bool] = ContextVar("folio_background", default=False)
+
+
+def background() -> None:
+    """Marks the calling task (and the tasks it starts) as the app's background work."""
+    BACKGROUND.set(True)
 
 
 class Database(ABC):
@@ -51,7 +61,8 @@ class Database(ABC):
         none is opened around it (on PostgreSQL one round trip instead of three)."""
 
     def statements_run(self) -> int:
-        """How many statements this database has run (tests assert statement budgets)."""
+        """How many statements this database has run for requests, the app's background
+        work aside (tests assert statement budgets)."""
         return self._count
 
     _count = 0

@@ -59,7 +59,7 @@ from asyncmy.errors import MySQLError
 
 from folio.errors import FolioError
 from folio.store.availability import Availability
-from folio.store.database import Database
+from folio.store.database import BACKGROUND, Database
 from folio.store.dialects.base import RETRY
 from folio.store.dialects.mysql import (
     LOCKING,
@@ -85,7 +85,9 @@ SQL_MODE = "TRADITIONAL,ANSI_QUOTES,PIPES_AS_CONCAT,NO_BACKSLASH_ESCAPES"
 VERSION_READ = f'SELECT CAST(SUM(n) AS SIGNED) FROM "{VERSION_TABLE}"'
 # the bump and the COMMIT in one round trip (a slot number is all it writes in)
 VERSION_COMMIT = 'UPDATE "' + VERSION_TABLE + '" SET n = n + 1 WHERE slot = {slot}; COMMIT'
-RELEASE_LOCKS = "SELECT RELEASE_ALL_LOCKS()"
+# after a write that took named locks: released in the COMMIT's (or ROLLBACK's) round trip,
+# so no other write waits on them for a round trip more
+RELEASE_AFTER = "; DO RELEASE_ALL_LOCKS()"
 
 # the server's "this command is not supported in the prepared statement protocol"
 UNSUPPORTED_PS = 1295
@@ -232,13 +234,23 @@ class MySQLDatabase(Database):
                 f"SESSION {isolation} = 'READ-COMMITTED'"
             )
             await self._query(probe, self._init)
+            # (asked first: IF NOT EXISTS on a table that exists, and INSERT IGNORE, log notes)
+            found = await self._query(
+                probe,
+                "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = "
+                f"DATABASE() AND table_name = '{VERSION_TABLE}'",
+            )
+            if not found[0][0]:
+                await self._query(
+                    probe,
+                    f'CREATE TABLE IF NOT EXISTS "{VERSION_TABLE}" (slot INT PRIMARY KEY, '
+                    f"n BIGINT NOT NULL) ENGINE=InnoDB",
+                )
+            slots = ", ".join(f"({i}, 0)" for i in range(VERSION_SLOTS))
             await self._query(
                 probe,
-                f'CREATE TABLE IF NOT EXISTS "{VERSION_TABLE}" (slot INT PRIMARY KEY, '
-                f"n BIGINT NOT NULL) ENGINE=InnoDB",
+                f'INSERT INTO "{VERSION_TABLE}" VALUES {slots} ON DUPLICATE KEY UPDATE n = n',
             )
-            slots = ", ".join(f"({i}, 0)" for i in range(VERSION_SLOTS))
-            await self._query(probe, f'INSERT IGNORE INTO "{VERSION_TABLE}" VALUES {slots}')
         finally:
             await probe.close()
         pool = ConnectionPool(self._connect, self.max_size)
@@ -295,7 +307,8 @@ class MySQLDatabase(Database):
             return await cursor.fetchall()
 
     async def _one(self, conn: Connection, stmt: Stmt) -> Any:
-        self._count += 1
+        if not BACKGROUND.get():
+            self._count += 1
         sql = stmt.sql
         if sql in LOCKING:
             conn.locked = True
@@ -380,20 +393,23 @@ class MySQLDatabase(Database):
         try:
             result = await self._run(conn, program, writing=True)
             # (with the COMMIT, in its round trip: not counted as a statement)
-            await raw.query(VERSION_COMMIT.format(slot=conn.slot))
-            await raw.next_result()
+            await self._multi(conn, VERSION_COMMIT.format(slot=conn.slot))
         except Exception as exc:
             if not outage(exc):
-                await raw.rollback()
-                await self._unlock(conn)
+                await self._multi(conn, "ROLLBACK")
             raise
-        await self._unlock(conn)
         return result
 
-    async def _unlock(self, conn: Connection) -> None:
+    async def _multi(self, conn: Connection, sql: str) -> None:
+        """Statements in one text and one round trip, the release of the transaction's
+        named locks after them when it took any (their results read and dropped)."""
         if conn.locked:
             conn.locked = False
-            await self._query(conn, RELEASE_LOCKS)
+            sql += RELEASE_AFTER
+        raw = conn.raw
+        await raw.query(sql)
+        while raw._result is not None and raw._result.has_next:
+            await raw.next_result()
 
     # ------------------------------------------------------------------ programs
     async def read(self, program: Program) -> Any:

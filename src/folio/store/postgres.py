@@ -16,7 +16,7 @@ import asyncpg
 
 from folio.errors import FolioError
 from folio.store.availability import Availability
-from folio.store.database import Database
+from folio.store.database import BACKGROUND, Database
 from folio.store.dialects.base import RETRY
 from folio.store.dialects.postgres import POSTGRES
 from folio.store.pglisten import Listener
@@ -150,7 +150,8 @@ class PostgresDatabase(Database):
             self._pool = None
 
     async def _one(self, conn: Any, stmt: Stmt) -> Any:
-        self._count += 1
+        if not BACKGROUND.get():
+            self._count += 1
         sql = self._driver_sql(stmt.sql)
         try:
             if stmt.rows:
@@ -179,7 +180,8 @@ class PostgresDatabase(Database):
                 elif isinstance(step, Version):
                     result = None if writing else await self._version(conn)
                 elif isinstance(step, Rows):
-                    self._count += 1
+                    if not BACKGROUND.get():
+                        self._count += 1
                     await conn.copy_records_to_table(
                         step.table, records=step.rows, columns=list(step.columns)
                     )
@@ -196,7 +198,8 @@ class PostgresDatabase(Database):
         session of the cluster, moves xmax or leaves the running list, so an equal snapshot
         means nothing was written in between; reads assign no transaction id and leave it
         as it is."""
-        self._count += 1
+        if not BACKGROUND.get():
+            self._count += 1
         token: str = await conn.fetchval(SNAPSHOT)
         return token
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from folio.caches import BoundedCache, weigh
 from folio.store.availability import guard_sqlite
-from folio.store.database import Database
+from folio.store.database import BACKGROUND, Database
 from folio.store.dialects.sqlite import SQLITE
 from folio.store.program import Batch, Pause, Program, Rows, Stmt, Version
 
@@ -73,6 +73,9 @@ class SqliteDatabase(Database):
         self.url = url
         self.path = sqlite_path(url, app_dir)
         self._local = threading.local()
+        # the programs of the app's background work sent to a thread (by id): what they
+        # run there is not counted (`statements_run`)
+        self._quiet: set[int] = set()
         self._threaded = READERS > 0
         self._readers = ThreadPoolExecutor(max(READERS, 1), thread_name_prefix="folio-sqlite-r")
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="folio-sqlite-w")
@@ -138,17 +141,29 @@ class SqliteDatabase(Database):
         self._checkpointer.shutdown(wait=True)
 
     def _run(self, conn: sqlite3.Connection, program: Program) -> Any:
+        quiet = bool(self._quiet) and id(program) in self._quiet
+        if quiet:
+            self._local.quiet = True
         try:
             step = next(program)
             while True:
                 step = program.send(self._step(conn, step))
         except StopIteration as stop:
             return stop.value
+        finally:
+            if quiet:
+                self._local.quiet = False
+                self._quiet.discard(id(program))
+
+    def _counted(self) -> bool:
+        """Whether the statement about to run counts (`statements_run`)."""
+        return not (BACKGROUND.get() or getattr(self._local, "quiet", False))
 
     def _step(self, conn: sqlite3.Connection, step: Stmt | Batch | Version | Pause | Rows) -> Any:
         """One statement's rows, a batch's list of them, or the version token."""
         if isinstance(step, Rows):
-            self._count += 1
+            if self._counted():
+                self._count += 1
             conn.executemany(step.insert_sql(self.dialect.quote), step.rows)
             return len(step.rows)
         if isinstance(step, Pause):
@@ -173,7 +188,8 @@ class SqliteDatabase(Database):
         return (serial, self._written, conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _one(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
-        self._count += 1
+        if self._counted():
+            self._count += 1
         if stmt.memo and not conn.in_transaction:
             return self._remembered(conn, stmt)
         return self._execute(conn, stmt)
@@ -293,6 +309,8 @@ class SqliteDatabase(Database):
                     step = program.send(self._step(conn, step))
             except StopIteration as stop:
                 return stop.value
+        if BACKGROUND.get():
+            self._quiet.add(id(program))
         return await asyncio.get_running_loop().run_in_executor(
             self._readers, self._read_sync, program
         )
@@ -357,6 +375,8 @@ class SqliteDatabase(Database):
         loop = asyncio.get_running_loop()
         done: asyncio.Future[Any] = loop.create_future()
         self._pending += 1
+        if BACKGROUND.get():
+            self._quiet.add(id(program))
         try:
             with self._queue_lock:
                 self._queue.append((program, done))

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from folio.content.events import Event
 from folio.content.sql.webhooks import Claim, Cursor, Record
+from folio.store.database import background
 from folio.webhooks.model import Webhook
 from folio.webhooks.sender import body as delivery_body
 from folio.webhooks.service import POPULATED, attempt_record
@@ -216,6 +217,7 @@ class DeliveryWorker:
 
     # ------------------------------------------------------------------ the loop
     async def _run(self) -> None:
+        background()
         assert self._wake is not None
         delay = RETRY_FIRST
         while not self.stopping:
@@ -416,6 +418,7 @@ class Route:
 
     # ------------------------------------------------------------------ the loop
     async def run(self) -> None:
+        background()
         worker = self.worker
         delay = RETRY_FIRST
         try:

@@ -60,11 +60,17 @@ SNAPSHOT = f'(SELECT CAST(SUM(n) AS SIGNED) FROM "{VERSION_TABLE}")'
 # and releases the session's locks after the transaction ends. Its wait is bounded: a lock
 # held past it is answered as a lost deadlock (the write is run again, then refused).
 LOCK_WAIT = 60
-LOCK_SQL = f"SELECT GET_LOCK(?, {LOCK_WAIT})"
+# A named lock belongs to the whole server, where PostgreSQL's advisory locks belong to one
+# database: its name carries the database's (or, past 36 characters, the name's MD5), so two
+# apps on two databases of one server never wait for each other. At most 64 characters:
+# "folio:", 36, ":" and a signed 64-bit key.
+LOCK_NAME = (
+    "CONCAT('folio:', IF(CHAR_LENGTH(DATABASE()) <= 36, DATABASE(), MD5(DATABASE())), ':', ?)"
+)
+LOCK_SQL = f"SELECT GET_LOCK({LOCK_NAME}, {LOCK_WAIT})"
 # the texts of the statements that take a named lock (LOCK_SQL, the outbox's inserts)
 LOCKING: set[str] = {LOCK_SQL}
-LOCK_PREFIX = "folio:"
-SYNC_LOCK_NAME = "folio:schema-sync"
+SYNC_LOCK_NAME = "schema-sync"
 
 # the longest text key (VARCHAR): three of them fit in one index entry (3,072 bytes, 4 a
 # character), with the numbers beside them
@@ -343,7 +349,7 @@ class MySQLDialect(Dialect):
         )
 
     def lock(self, key: int) -> Program:
-        rows = yield query(LOCK_SQL, (f"{LOCK_PREFIX}{key}",))
+        rows = yield query(LOCK_SQL, (str(key),))
         _locked(rows)
 
     def record_rows(
@@ -368,11 +374,12 @@ class MySQLDialect(Dialect):
         other = " UNION ALL SELECT " + marks(len(columns))
         sql = (
             f"INSERT INTO {self.quote(table)} ({names}) SELECT v.* FROM ({first}"
-            f"{other * (count - 1)}) v CROSS JOIN (SELECT GET_LOCK(?, {LOCK_WAIT}) AS granted) g "
-            "WHERE g.granted = 1 RETURNING id"
+            f"{other * (count - 1)}) v CROSS JOIN "
+            f"(SELECT GET_LOCK({LOCK_NAME}, {LOCK_WAIT}) AS granted) g WHERE g.granted = 1 "
+            "RETURNING id"
         )
         LOCKING.add(sql)
-        rows = yield query(sql, [*params, f"{LOCK_PREFIX}{lock}"])
+        rows = yield query(sql, [*params, str(lock)])
         if not rows:
             raise LockTimeout("a named lock was not granted in time")
         return sorted(int(r[0]) for r in rows)
