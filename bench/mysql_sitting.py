@@ -8,9 +8,13 @@ end: requests per second and p99 of every target beside the reference on MySQL, 
     ../shared/reference/setup.sh /tmp/reference          # once
     scripts/bench-app /tmp/benchapp                      # once: the app Folio serves
     .venv/bin/python bench/mysql_sitting.py --app /tmp/benchapp --out-dir /tmp/sitting \\
-        [--targets ref-mysql,folio-mysql,folio-sqlite,folio-pg,ref-pg] [--articles 2000] \\
+        [--targets ref-mysql,folio-mysql,folio-sqlite,folio-pg,ref-pg,folio-pg-nomemo] \\
+        [--articles 2000] \\
         [--only list,get-one] [--duration 10] [--warmup 3] [--quiet-wait 120]
     .venv/bin/python bench/mysql_sitting.py --table /tmp/sitting    # the table again
+
+A target ending in `-nomemo` is that Folio target with the read memo off (FOLIO_READ_MEMO_MB=0),
+on a database (or SQLite file) of its own.
 
 Databases (dropped and created at each target's start): MySQL `folio_sitting` / `ref_sitting`
 on --mysql (root, no password), PostgreSQL `folio_sitting` / `ref_sitting_pg` on --postgres;
@@ -45,6 +49,9 @@ ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ROOT.parent / "shared" / "bench"
 REFERENCE = ROOT.parent / "shared" / "reference"
 TARGETS = ["ref-mysql", "folio-mysql", "folio-sqlite", "folio-pg", "ref-pg"]
+# Folio's targets with the read memo off (FOLIO_READ_MEMO_MB=0), on a database of their own
+NO_MEMO = "-nomemo"
+ALL_TARGETS = TARGETS + [t + NO_MEMO for t in TARGETS if t.startswith("folio-")]
 MYSQL_PREFIX = "mysql:"
 
 
@@ -176,20 +183,26 @@ def plan(a: argparse.Namespace, target: str, out: Path) -> dict[str, Any]:
             "db_name": MYSQL_PREFIX + db if mysql else db,
             "prepare": None,  # start.sh makes the database afresh
         }
+    memo = "" if not target.endswith(NO_MEMO) else "FOLIO_READ_MEMO_MB=0 "
+    target = target.removesuffix(NO_MEMO)
+    suffix = "_nomemo" if memo else ""
     app = out / "app"
     shutil.rmtree(app, ignore_errors=True)
     shutil.copytree(a.app, app, ignore=shutil.ignore_patterns(".tmp", "tokens.json", "*.db*"))
-    port = {"folio-mysql": 1401, "folio-sqlite": 1402, "folio-pg": 1403}[target]
+    port = {"folio-mysql": 1401, "folio-sqlite": 1402, "folio-pg": 1403}[target] + (
+        10 if memo else 0
+    )
     log = out / "server.log"
+    db = "folio_sitting" + suffix
     if target == "folio-mysql":
-        url = a.mysql.rstrip("/") + "/folio_sitting"
-        prepare, db_name = (lambda: fresh_mysql("folio_sitting")), MYSQL_PREFIX + "folio_sitting"
+        url = a.mysql.rstrip("/") + "/" + db
+        prepare, db_name = (lambda: fresh_mysql(db)), MYSQL_PREFIX + db
     elif target == "folio-pg":
-        url = a.postgres.rstrip("/") + "/folio_sitting"
-        prepare, db_name = (lambda: fresh_pg("folio_sitting")), "folio_sitting"
+        url = a.postgres.rstrip("/") + "/" + db
+        prepare, db_name = (lambda: fresh_pg(db)), db
     else:
         url, prepare, db_name = "", None, ""
-    env = f"DATABASE_URL={url} " if url else ""
+    env = memo + (f"DATABASE_URL={url} " if url else "")
     return {
         "cmd": f"{env}exec {folio} {app} --port {port} > {log} 2>&1",
         "port": port,
@@ -338,7 +351,7 @@ def _load() -> str:
 
 def table(out_dir: Path) -> str:
     runs: dict[str, dict[str, Any]] = {}
-    for t in TARGETS:
+    for t in ALL_TARGETS:
         f = out_dir / t / "run.json"
         if f.exists():
             runs[t] = json.loads(f.read_text())
@@ -427,8 +440,8 @@ def main() -> None:
         ap.error("--mysql is the server's URL, without a database")
     targets = a.targets.split(",")
     for t in targets:
-        if t not in TARGETS:
-            ap.error(f"unknown target {t}: one of {', '.join(TARGETS)}")
+        if t not in ALL_TARGETS:
+            ap.error(f"unknown target {t}: one of {', '.join(ALL_TARGETS)}")
     sitting(a, targets)
     print(table(Path(a.out_dir)))
 
