@@ -126,7 +126,8 @@ async def explain_postgres(
 ) -> None:
     import asyncpg
 
-    from folio.store.postgres import SESSION, to_numbered
+    from folio.store.dialects.postgres import to_numbered
+    from folio.store.postgres import SESSION
 
     conn = await asyncpg.connect(url, server_settings=SESSION)
     try:
@@ -151,7 +152,8 @@ async def cost_postgres(url: str, runs: list[tuple[str, str, list[Stmt]]], times
     (from /proc, so the server must be on this machine) beside the wall time."""
     import asyncpg
 
-    from folio.store.postgres import SESSION, to_numbered
+    from folio.store.dialects.postgres import to_numbered
+    from folio.store.postgres import SESSION
 
     tick = os.sysconf("SC_CLK_TCK")
 
