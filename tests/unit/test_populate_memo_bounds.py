@@ -18,9 +18,8 @@ from folio.content.sql.load import (
     KEYS,
     Populator,
     ReadContext,
-    RowMemo,
-    _weigh_rows,
 )
+from folio.content.sql.memo import RowMemo, _weigh_rows
 from folio.schema.loader import load_registry
 from folio.store.dialects.sqlite import SQLITE
 from folio.store.program import Stmt, Version
