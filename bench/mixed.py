@@ -96,6 +96,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=10, help="batches of 480 requests: 10 laps")
     ap.add_argument("--batches", type=int, default=5, help="batches per side")
     ap.add_argument("--only", choices=["on", "off"], help="one side only")
+    ap.add_argument("--off-first", action="store_true", help="each pair of batches: off, then on")
     ap.add_argument("--profile", action="store_true", help="cProfile one batch per side")
     ap.add_argument("--statements", action="store_true", help="the statements of one lap")
     a = ap.parse_args()
@@ -105,7 +106,7 @@ def main() -> None:
     tokens = json.loads((a.app_dir / "tokens.json").read_text())
     populator = folio.documents._reads.populator
     memo = populator.memo
-    sides = [a.only] if a.only else ["on", "off"]
+    sides = [a.only] if a.only else ["off", "on"] if a.off_first else ["on", "off"]
     if "on" in sides and memo is None:
         sys.exit("the read memo is off (FOLIO_READ_MEMO_MB=0): run with it on, or --only off")
 
@@ -164,8 +165,8 @@ def main() -> None:
 
         for side in sides:
             use(side)
-            for _ in range(lap):
-                await one()  # warm: plans and caches made once per shape
+            for _ in range(6 * lap):
+                await one()  # warm: plans and caches made once per shape, the memo settled
         if a.statements:
             for side in sides:
                 use(side)
@@ -174,8 +175,12 @@ def main() -> None:
                     await one()
                 recorder.on = False
                 print(f"== memo {side}: {len(recorder.stmts) / lap:.2f} statements/request")
-                for stmt in recorder.stmts[:40]:
-                    print(f"  {stmt.sql[:160]}")
+                shapes: dict[str, int] = {}
+                for stmt in recorder.stmts:
+                    text = " ".join(stmt.sql.split())
+                    shapes[text[:100]] = shapes.get(text[:100], 0) + 1
+                for text, n in sorted(shapes.items(), key=lambda item: -item[1]):
+                    print(f"  {n:4} x {text}")
         elif a.profile:
             for side in sides:
                 use(side)
@@ -202,8 +207,10 @@ def main() -> None:
                 cpu, db = best[side]
                 both = f"  db {db:7.3f} ms  sum {cpu + db:7.3f} ms" if backends else ""
                 print(f"mixed memo {side:3} {cpu:8.3f} ms cpu/request{both}", flush=True)
-            if memo is not None:
-                print(f"memo: {len(memo._cache)} entries, {memo.size} bytes")
+            if memo is not None and hasattr(memo, "scores"):
+                held = len(memo._entries)
+                print(f"memo: {held} entries, {memo.size} bytes, scores {memo.scores}")
+                print(f"memo: hits {memo.hits}, dropped unused {memo.wasted} (rows, pages)")
         await lifespan.put({"type": "lifespan.shutdown"})
         await life
 

@@ -32,7 +32,7 @@ from folio.content.sql.layout import (
     narrow_selection,
     source_drafts,
 )
-from folio.content.sql.memo import RowMemo, memo_mb
+from folio.content.sql.memo import ROWS, RowMemo, memo_mb
 from folio.content.sql.select import Selection, build_selection
 from folio.content.sql.sort import order_term, sort_column, sort_expr
 from folio.content.sql.where import compile_where
@@ -133,7 +133,7 @@ class Populator:
         token = None
         if memo is not None:
             if ctx.token is _UNSET:
-                ctx.token = yield VERSION
+                ctx.token = None if memo.aside() else (yield VERSION)
             token = ctx.token
         if memo is None or token is None:
             return list((yield self._keyed(sql, params, column, keys)))
@@ -149,19 +149,21 @@ class Populator:
         if not missing:
             return out
         rows = list((yield self._keyed(sql, params, column, missing)))
-        by_key: dict[Any, list[Any]] = {key: [] for key in missing}
-        for row in rows:
-            got = by_key.get(row[parent])
-            if got is None:
-                # a parent key that does not compare equal to the one asked for (another
-                # type): nothing is remembered rather than an empty list for that parent
-                by_key.clear()
-                break
-            got.append(row)
-        # each entry keeps its own copy of the statement's text and parameters
-        weight = weigh(sql, shape[1], token) if by_key else 0
-        for key, found in by_key.items():
-            memo.put(shape, key, token, found, weight)
+        kept = memo.admit(ROWS, shape, missing, token)
+        if kept:
+            by_key: dict[Any, list[Any]] = {key: [] for key in missing}
+            for row in rows:
+                got = by_key.get(row[parent])
+                if got is None:
+                    # a parent key that does not compare equal to the one asked for (another
+                    # type): nothing is remembered rather than an empty list for that parent
+                    kept = ()
+                    break
+                got.append(row)
+            # each entry keeps its own copy of the statement's text and parameters
+            weight = weigh(sql, shape[1], token) if kept else 0
+            for key in kept:
+                memo.put(shape, key, token, by_key[key], weight)
         if not out:
             return rows
         out.extend(rows)
