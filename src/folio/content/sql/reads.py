@@ -53,8 +53,11 @@ class Reads:
         read in the read's locale, else (every locale) in the default one.
 
         A page that populates or filters (on SQLite, any) is remembered with its total
-        under the database's version token (the populate memo's, `load.RowMemo`): the same
-        page asked again with nothing committed since, by anyone, is not read again. On
+        under the database's version token (the populate memo's, `memo.RowMemo`): the same
+        page asked again with nothing committed since, by anyone, is not read again (where
+        the memo admits it: under a stream of writes that leaves remembered pages unused, a
+        page is kept only when read twice under one token, and most reads leave the memo
+        aside, costing what they cost without it). On
         SQLite the token is asked for first; PostgreSQL's page statement is handed the
         snapshot its page is remembered under and does no work under it (`FindPlan.gated`),
         so that a remembered page costs one round trip and a new one no more than before.
