@@ -18,9 +18,8 @@ from folio.content.sql.load import (
     KEYS,
     Populator,
     ReadContext,
-    RowMemo,
-    _weigh_rows,
 )
+from folio.content.sql.memo import RowMemo, weigh_rows
 from folio.schema.loader import load_registry
 from folio.store.dialects.sqlite import SQLITE
 from folio.store.program import Stmt, Version
@@ -140,17 +139,17 @@ def test_rows_are_weighed_at_no_less_than_they_hold(kind: str) -> None:
     for every in (12, 8, 3, 1):
         page = uneven_page(TEXTS[kind], every=every)
         held = deep_size(page)
-        weighed = _weigh_rows(page)
+        weighed = weigh_rows(page)
         assert held <= weighed <= 1.1 * held + 96 * 400, (every, held, weighed)
 
 
 def test_other_values_are_weighed_at_no_less_than_they_hold() -> None:
     many = [tuple(f"v{i}-{j}" for j in range(40)) for i in range(25)]
-    assert deep_size(many) <= _weigh_rows(many) <= 2 * deep_size(many)
+    assert deep_size(many) <= weigh_rows(many) <= 2 * deep_size(many)
     blobs = [(i, b"\x00" * (i * 1000)) for i in range(50)]
-    assert deep_size(blobs) <= _weigh_rows(blobs) <= 1.1 * deep_size(blobs)
+    assert deep_size(blobs) <= weigh_rows(blobs) <= 1.1 * deep_size(blobs)
     nested = [(1, ["x" * 5000, {"k": "y" * 5000}])]
-    assert deep_size(nested) <= _weigh_rows(nested) <= 1.1 * deep_size(nested)
+    assert deep_size(nested) <= weigh_rows(nested) <= 1.1 * deep_size(nested)
 
 
 def test_pages_of_uneven_rows_stay_within_the_budget() -> None:

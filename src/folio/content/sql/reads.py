@@ -10,6 +10,7 @@ from folio.caches import weigh
 from folio.content.query import Pagination, Query
 from folio.content.sql.layout import FILES_LINK_TABLE
 from folio.content.sql.load import Populator, ReadContext, frozen
+from folio.content.sql.memo import PAGES
 from folio.content.sql.select import FindPlan, TypeReader
 from folio.errors import NotFoundError
 from folio.schema.model import ContentType, Registry
@@ -52,8 +53,11 @@ class Reads:
         read in the read's locale, else (every locale) in the default one.
 
         A page that populates or filters (on SQLite, any) is remembered with its total
-        under the database's version token (the populate memo's, `load.RowMemo`): the same
-        page asked again with nothing committed since, by anyone, is not read again. On
+        under the database's version token (the populate memo's, `memo.RowMemo`): the same
+        page asked again with nothing committed since, by anyone, is not read again (where
+        the memo admits it: under a stream of writes that leaves remembered pages unused, a
+        page is kept only when read twice under one token, and most reads leave the memo
+        aside, costing what they cost without it). On
         SQLite the token is asked for first; PostgreSQL's page statement is handed the
         snapshot its page is remembered under and does no work under it (`FindPlan.gated`),
         so that a remembered page costs one round trip and a new one no more than before.
@@ -65,12 +69,14 @@ class Reads:
         page = read.pagination
         locale = read.locale or self.default_locale
         snapshots = self.dialect.snapshots
+        ctx = ReadContext(read.status, locale, read.locale)
+        if memo is not None and memo.aside():
+            memo = ctx.token = None  # nothing remembered pays: nor asked for, nor kept
         gated = memo is not None and snapshots and bool(populate or read.filters)
         if snapshots and not gated:
             memo = None  # an unfiltered page costs about what its token would
         plan = reader.find_statements(read, locale, gated)
         sel = reader.selection(read.fields)
-        ctx = ReadContext(read.status, locale, read.locale)
         shape: Any = None
         if memo is not None:
             shape = (plan.page, plan.walk, tuple(frozen(p) for p in plan.count_params))
@@ -81,10 +87,13 @@ class Reads:
             read only if the database has changed since."""
             assert memo is not None
             known = memo.latest(shape, bounds)
-            shut = known[0] if known is not None else None
+            shut = known.token if known is not None else None
             rows = yield query(plan.page, [*plan.page_params, shut, shut])
-            if rows and rows[0][0] is None and known is not None:
-                return *known[1], rows[0][-1], False  # the gate shut: nothing has changed
+            if known is not None:
+                hit = bool(rows) and rows[0][0] is None
+                memo.settle(shape, bounds, known, hit, PAGES)
+                if hit:
+                    return *known.value, rows[0][-1], False  # the gate shut: nothing changed
             if rows:
                 total = reader.remember_total(plan, rows) if plan.counted else -1
                 return rows, total, rows[0][-1], True
@@ -101,7 +110,9 @@ class Reads:
             else:
                 if memo is not None:
                     token = yield VERSION
-                found = memo.get(shape, bounds, token) if memo and token is not None else None
+                found = None
+                if memo is not None and token is not None:
+                    found = memo.get(shape, bounds, token, PAGES)
                 fresh = found is None
                 if found is not None:
                     rows, total = found
@@ -109,7 +120,7 @@ class Reads:
                     rows, total = yield from self._page(plan, page, reader)
             if token is not None:
                 ctx.token = token
-                if memo is not None and fresh:
+                if memo is not None and fresh and memo.admit(PAGES, shape, (bounds,), token):
                     memo.put_page(
                         shape,
                         bounds,

@@ -1,0 +1,221 @@
+"""The server's own CPU per request of the shared bench's `mixed` scenario, in process.
+
+Replays ../shared/bench/run.py's `mixed` requests (a read-mostly site under editing: nine
+reads, rotating over filtered pages, populated pages, single documents and deep filters, to
+one update of a rotating article) against the app loaded in this process, one request at a
+time on a uvloop event loop, without HTTP or sockets, as bench/inprocess.py does. Batches
+alternate between the read memo on and off (the same process, the same data: the memo is
+set aside for the `off` batches, as FOLIO_READ_MEMO_MB=0 does), and the best batch of each
+is printed: the process CPU per request and, on PostgreSQL, its pool backends' CPU.
+`--profile` prints where the time went (cProfile, by own time) for each side instead;
+`--statements`, the statements of one round of the mix.
+
+    .venv/bin/python bench/mixed.py APP_DIR [--rounds 10] [--batches 5] [--only on|off]
+        [--profile] [--statements]
+
+The app is seeded with ../shared/bench/seed.py (2,000 articles) against `folio serve`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import pstats
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import uvloop
+
+sys.path.insert(0, str(Path(__file__).parent))
+from explain import Recorder
+from inprocess import Driver, _backends_cpu
+
+from folio.app import load_app
+from folio.http.app import build_asgi
+
+# every tenth request is an update (run.py's `mixed_every`)
+EVERY = 10
+
+
+def _q(value: str) -> str:
+    return urllib.parse.quote(str(value), safe="")
+
+
+async def requests(driver: Driver) -> tuple[list[str], list[str]]:
+    """The mix's read paths (48, in run.py's order) and write paths (50)."""
+    ids: list[str] = []
+    page = 1
+    while True:
+        js = await driver.fetch(
+            "/api/articles?fields[0]=slug&sort=slug:asc&pagination[pageSize]=100"
+            f"&pagination[page]={page}"
+        )
+        ids += [d["documentId"] for d in js["data"]]
+        if page >= js["meta"]["pagination"]["pageCount"] or not js["data"]:
+            break
+        page += 1
+    js = await driver.fetch(
+        "/api/articles?fields[0]=slug&sort=slug:asc&pagination[pageSize]=20"
+        "&populate[category][fields][0]=name&populate[tags][fields][0]=name"
+    )
+    combos = []
+    for d in js["data"]:
+        tags = sorted(t["name"] for t in d.get("tags") or [])
+        if d.get("category") and len(tags) >= 2:
+            combos.append(
+                f"/api/articles?filters[category][name][$eq]={_q(d['category']['name'])}"
+                f"&filters[tags][name][$in][0]={_q(tags[0])}"
+                f"&filters[tags][name][$in][1]={_q(tags[1])}"
+            )
+    reads = [
+        path
+        for k in range(12)
+        for path in (
+            "/api/articles?filters[title][$containsi]=ab&sort=publishDate:desc"
+            f"&pagination[page]={k % 4 + 1}",
+            "/api/articles?populate[0]=category&populate[1]=author&populate[2]=tags"
+            f"&pagination[page]={k % 6 + 1}",
+            "/api/articles/" + ids[(k * 37) % len(ids)],
+            combos[k % len(combos)] if combos else "/api/articles",
+        )
+    ]
+    writes = ["/api/articles/" + ids[(k * 53) % len(ids)] for k in range(50)]
+    return reads, writes
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("app_dir", type=Path)
+    ap.add_argument("--rounds", type=int, default=10, help="batches of 480 requests: 10 laps")
+    ap.add_argument("--batches", type=int, default=5, help="batches per side")
+    ap.add_argument("--only", choices=["on", "off"], help="one side only")
+    ap.add_argument("--off-first", action="store_true", help="each pair of batches: off, then on")
+    ap.add_argument("--profile", action="store_true", help="cProfile one batch per side")
+    ap.add_argument("--statements", action="store_true", help="the statements of one lap")
+    a = ap.parse_args()
+    folio = load_app(a.app_dir)
+    asgi = build_asgi(folio)
+    recorder = Recorder(folio.db)
+    tokens = json.loads((a.app_dir / "tokens.json").read_text())
+    populator = folio.documents._reads.populator
+    memo = populator.memo
+    sides = [a.only] if a.only else ["off", "on"] if a.off_first else ["on", "off"]
+    if "on" in sides and memo is None:
+        sys.exit("the read memo is off (FOLIO_READ_MEMO_MB=0): run with it on, or --only off")
+
+    async def run() -> None:
+        lifespan: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        await lifespan.put({"type": "lifespan.startup"})
+        started = asyncio.Event()
+
+        async def lreceive() -> dict[str, Any]:
+            return await lifespan.get()
+
+        async def lsend(message: dict[str, Any]) -> None:
+            if message["type"].startswith("lifespan.startup"):
+                started.set()
+
+        life = asyncio.ensure_future(
+            asgi({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, lreceive, lsend)
+        )
+        await started.wait()
+        driver = Driver(asgi)
+        backends: list[int] = []
+        if folio.db.dialect.name == "postgres":
+            pool = folio.db._pool  # type: ignore[attr-defined]
+            held = [await pool.acquire() for _ in range(pool._max)]
+            backends = [c.get_server_pid() for c in held]
+            for c in held:
+                pool.release(c, True)
+        reads, writes = await requests(driver)
+        read_headers = [(b"host", b"127.0.0.1")]
+        write_headers = [
+            *read_headers,
+            (b"authorization", f"Bearer {tokens['full']}".encode()),
+            (b"content-type", b"application/json"),
+        ]
+        counter = {"n": 0, "r": 0, "w": 0}
+
+        async def one() -> None:
+            counter["n"] += 1
+            if counter["n"] % EVERY == 0:
+                path = writes[counter["w"] % len(writes)]
+                counter["w"] += 1
+                body = b'{"data":{"views":%d}}' % counter["n"]
+                await driver.call("PUT", path, write_headers, body)
+            else:
+                path = reads[counter["r"] % len(reads)]
+                counter["r"] += 1
+                await driver.call("GET", path, read_headers, b"")
+            if driver.status >= 300:
+                sys.exit(f"{path} answered {driver.status}")
+
+        lap = len(reads) * EVERY // (EVERY - 1)  # requests until the reads come round again
+        size = a.rounds * 48
+
+        def use(side: str) -> None:
+            populator.memo = memo if side == "on" else None
+
+        for side in sides:
+            use(side)
+            for _ in range(6 * lap):
+                await one()  # warm: plans and caches made once per shape, the memo settled
+        if a.statements:
+            for side in sides:
+                use(side)
+                recorder.stmts, recorder.on = [], True
+                for _ in range(lap):
+                    await one()
+                recorder.on = False
+                print(f"== memo {side}: {len(recorder.stmts) / lap:.2f} statements/request")
+                shapes: dict[str, int] = {}
+                for stmt in recorder.stmts:
+                    text = " ".join(stmt.sql.split())
+                    shapes[text[:100]] = shapes.get(text[:100], 0) + 1
+                for text, n in sorted(shapes.items(), key=lambda item: -item[1]):
+                    print(f"  {n:4} x {text}")
+        elif a.profile:
+            for side in sides:
+                use(side)
+                prof = cProfile.Profile()
+                prof.enable()
+                for _ in range(size):
+                    await one()
+                prof.disable()
+                print(f"== memo {side}")
+                pstats.Stats(prof).sort_stats("tottime").print_stats(35)
+        else:
+            best = {side: (float("inf"), float("inf")) for side in sides}
+            for _ in range(a.batches):
+                for side in sides:
+                    use(side)
+                    d0 = _backends_cpu(backends)
+                    c0 = time.process_time()
+                    for _ in range(size):
+                        await one()
+                    cpu = (time.process_time() - c0) / size * 1000
+                    db = (_backends_cpu(backends) - d0) / size * 1000
+                    best[side] = (min(best[side][0], cpu), min(best[side][1], db))
+            for side in sides:
+                cpu, db = best[side]
+                both = f"  db {db:7.3f} ms  sum {cpu + db:7.3f} ms" if backends else ""
+                print(f"mixed memo {side:3} {cpu:8.3f} ms cpu/request{both}", flush=True)
+            if memo is not None and hasattr(memo, "scores"):
+                held = len(memo._entries)
+                print(f"memo: {held} entries, {memo.size} bytes, scores {memo.scores}")
+                print(f"memo: hits {memo.hits}, dropped unused {memo.wasted} (rows, pages)")
+        await lifespan.put({"type": "lifespan.shutdown"})
+        await life
+
+    uvloop.run(run())
+
+
+if __name__ == "__main__":
+    main()
