@@ -1465,10 +1465,17 @@ def test_a_populated_list_runs_a_fixed_number_of_statements(api: Api) -> None:
     large, docs = statements_for(api, BUDGET_QUERY)
     assert len(docs) == 25
     assert large == small
-    # with nothing committed since, they are taken from what the last run remembered
-    again, same = statements_for(api, BUDGET_QUERY)
-    assert same == docs
-    assert again < large
+    # with nothing committed since, they are taken from what the last run remembered (the
+    # fewest of a few tries: on PostgreSQL a commit anywhere on the server, in other
+    # databases too, moves the token the last run remembered them under)
+    tries = []
+    for _ in range(50):
+        again, same = statements_for(api, BUDGET_QUERY)
+        assert same == docs
+        tries.append(again)
+        if again < large:
+            break
+    assert min(tries) < large, tries
     for i, doc in enumerate(docs):
         assert doc["title"] == f"Article {i:02d}"
         assert doc["category"]["name"] == f"Cat {i % 3}"
