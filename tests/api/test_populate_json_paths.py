@@ -1,7 +1,7 @@
-"""The populated answer is the same, byte for byte, whichever way its rows are read: long
-rows of an inverse relation (a category's full articles) are sorted by the server after an
+"""The populated answer is the same, byte for byte, whichever way its rows are read: the
+rows of an inverse relation (a category's articles) are sorted by the server after an
 unsorted statement where the database joins them by hash (PostgreSQL, MySQL), or by the
-statement's ORDER BY as before (`Populator.sort_wide_rows` False). Every populate shape is
+statement's ORDER BY as before (`Populator.sort_here` False). Every populate shape is
 asked both ways: nested, `*`, deep, components, dynamic zones, locales, drafts, sorted and
 paged populates, links without a position."""
 
@@ -100,14 +100,14 @@ def seed(api: Api) -> list[str]:
 
 
 def both_ways(api: Api, path: str) -> bytes:
-    """The answer to `path` read with long rows sorted by the database, then by the server;
-    both the same bytes."""
+    """The answer to `path` read with an inverse relation's rows sorted by the database,
+    then by the server: both the same bytes."""
     populator = _populator(api)
-    populator.sort_wide_rows = False
+    populator.sort_here = False
     try:
         before = api.get(path)
     finally:
-        populator.sort_wide_rows = True
+        populator.sort_here = True
     after = api.get(path)
     assert before.status_code == 200, before.text
     assert after.status_code == 200, after.text
