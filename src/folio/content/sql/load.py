@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Hashable, Sequence
+from operator import itemgetter
 from typing import Any
 
 from folio.caches import BoundedCache, weigh
@@ -102,6 +103,9 @@ class Populator:
         self.memo = RowMemo(int(budget * 1024 * 1024)) if budget > 0 else None
         # the populated entries one answer may hold (api.json `rest.maxPopulatedEntries`)
         self.max_entries = ReadLimits().populated_entries
+        # the rows of an inverse relation are sorted here rather than by a database that
+        # joins them by hash (False: by the database, as before; the tests compare the two)
+        self.sort_here = True
 
     def _spend(self, ctx: ReadContext, entries: int) -> None:
         """Counts entries placed in the answer; past the budget the read is refused."""
@@ -375,6 +379,28 @@ class Populator:
                 -1,
                 ctx,
             )
+        elif (
+            not entry.sort
+            and join.inverse
+            and not join.status
+            and self.dialect.unordered_joins
+            and self.sort_here
+        ):
+            # the rows of an inverse relation, joined by hash (PostgreSQL, MySQL): unsorted,
+            # then sorted here on the two link columns as the ORDER BY below would. The
+            # database's sort carries the whole rows: 1,356 full articles of 15 categories
+            # cost PostgreSQL 14.0 ms sorted, 10.4 ms not; their titles and slugs alone,
+            # 2.1 ms and 1.3 ms. Sorting them here costs 0.2 ms, and the two more columns
+            # nothing that shows
+            rows = yield from self._rows(
+                f"SELECT {sel.sql}, {join.order}, l.source_id, {parent} {joined}",
+                params,
+                parent,
+                keys,
+                -1,
+                ctx,
+            )
+            _sort_by_link(rows, self.dialect.nulls_largest)
         elif not entry.sort and not (join.inverse and join.status):
             # the links are read through the index that starts with the parent key
             # (source_id, position, target; or target, locale, inv_position, source_id),
@@ -755,6 +781,24 @@ def _link_order(row: Any) -> tuple[bool, float, int]:
     last, as PostgreSQL sorts it), then the link's id; the two come before the parent key."""
     position = row[-3]
     return (position is None, position or 0.0, row[-2])
+
+
+def _sort_by_link(rows: list[Any], nulls_last: bool) -> None:
+    """Rows that end with (link position, source row id, parent key) in the order an ORDER BY of
+    the two link columns gives them: an absent position after the others where the
+    database sorts NULL last (PostgreSQL), before them where first (MySQL)."""
+    try:
+        # two stable sorts on one column each: Python compares numbers alone faster than
+        # pairs of them (1,356 rows: 0.18 ms, 0.38 ms by pairs)
+        rows.sort(key=itemgetter(-2))
+        rows.sort(key=itemgetter(-3))
+    except TypeError:  # an absent position: None does not compare with a number
+
+        def place(row: Any) -> tuple[bool, float, int]:
+            position = row[-3]
+            return ((position is None) == nulls_last, position or 0.0, row[-2])
+
+        rows.sort(key=place)
 
 
 def _unique(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
