@@ -136,7 +136,7 @@ def main() -> None:
                 started.set()
 
         life = asyncio.ensure_future(
-            asgi({"type": "lifespan", "asgi": {"version": "3.0"}}, lreceive, lsend)
+            asgi({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, lreceive, lsend)
         )
         await started.wait()
         driver = Driver(asgi)

@@ -46,6 +46,14 @@ def _link_component(
     )
 
 
+def _has_links(schema: Schema) -> bool:
+    """Whether rows of `schema` may own links (relations, media, components) to copy."""
+    return any(
+        relation_owner(a) or a.type in ("media", "component", "dynamiczone")
+        for a in schema.attributes.values()
+    )
+
+
 def _fields_clause(fields: list[str] | None) -> tuple[str, list[str]]:
     """` AND field IN (...)` for a selection of fields, nothing for every field."""
     if fields is None:
@@ -58,6 +66,11 @@ def _fields_clause(fields: list[str] | None) -> tuple[str, list[str]]:
 LinkKey = tuple[str, str | None, str | None]
 
 OTHER_STATUS = {"draft": "published", "published": "draft"}
+
+# rows of values in one statement, where the database has no arrays (`_param_rows`): at
+# most CHUNK a statement, padded to the next of ROW_SIZES
+ROW_SIZES = (1, 4, 16, 64)
+CHUNK = ROW_SIZES[-1]
 
 
 def _drop(items: list[LinkKey], key: LinkKey) -> None:
@@ -539,59 +552,298 @@ class LinkStore:
     ) -> Program:
         """Copies the relations, components and media of one row to another (publishing), or
         only those of `fields` (sharing values between locales)."""
+        yield from self._copy_rows(schema, [(from_id, to_id)], fields)
+
+    def _copy_rows(
+        self, schema: Schema, pairs: list[tuple[int, int]], fields: list[str] | None = None
+    ) -> Program:
+        """Copies the links of each row `a` of `(a, b)` pairs to row `b`: a number of
+        statements that depends on the schema, not on how many rows or links there are (the
+        rows of many pairs are named by one parameter table, `_param_rows`)."""
         attrs = [a for a in schema.attributes.values() if fields is None or a.name in fields]
         only, only_params = _fields_clause(fields)
+        q = self.quote
+        one = len(pairs) == 1
         for attr in attrs:
-            if relation_owner(attr):
-                table = link_table_name(schema, attr)
-                cols = "target_document_id, target_locale, position, inv_position"
-                if status_scoped(schema, attr, self.registry):
-                    cols += ", target_status"
-                if source_drafts(schema):
-                    # the copy's own status (publishing copies a draft's links)
-                    yield execute(
-                        f"INSERT INTO {self.quote(table)} (source_id, {cols}, {SOURCE_DRAFT}) "
-                        f"SELECT ?, {cols}, {source_draft_expr(self.dialect, schema.table, '?')} "
-                        f"FROM {self.quote(table)} "
-                        "WHERE source_id = ?",
-                        (to_id, to_id, from_id),
-                    )
-                    continue
+            if not relation_owner(attr):
+                continue
+            table = q(link_table_name(schema, attr))
+            cols = ["target_document_id", "target_locale", "position", "inv_position"]
+            if status_scoped(schema, attr, self.registry):
+                cols.append("target_status")
+            names = ", ".join(cols)
+            picked = ", ".join(f"l.{c}" for c in cols)
+            # the copy's own status (publishing copies a draft's links)
+            drafts = source_drafts(schema)
+            if one:
+                from_id, to_id = pairs[0]
+                draft = f", {source_draft_expr(self.dialect, schema.table, '?')}" if drafts else ""
                 yield execute(
-                    f"INSERT INTO {self.quote(table)} (source_id, {cols}) SELECT ?, {cols} "
-                    f"FROM {self.quote(table)} WHERE source_id = ?",
-                    (to_id, from_id),
+                    f"INSERT INTO {table} (source_id, {names}"
+                    f"{f', {SOURCE_DRAFT}' if drafts else ''}) "
+                    f"SELECT ?, {picked}{draft} FROM {table} l WHERE l.source_id = ? ORDER BY l.id",
+                    (to_id, *([to_id] if drafts else []), from_id),
+                )
+                continue
+            for rows_sql, params, keep in self._param_rows(("bigint", "bigint"), pairs):
+                draft = (
+                    f", {source_draft_expr(self.dialect, schema.table, 'm.c1')}" if drafts else ""
+                )
+                yield execute(
+                    f"INSERT INTO {table} (source_id, {names}"
+                    f"{f', {SOURCE_DRAFT}' if drafts else ''}) "
+                    f"SELECT m.c1, {picked}{draft} FROM {rows_sql} "
+                    f"JOIN {table} l ON l.source_id = m.c0{keep} ORDER BY l.id",
+                    params,
                 )
         if any(a.type == "media" for a in attrs):
-            yield execute(
-                f"INSERT INTO {self.quote(FILES_LINK_TABLE)} "
-                "(file_id, related_id, related_type, field, position) "
-                "SELECT file_id, ?, related_type, field, position FROM "
-                f"{self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND related_id = ?{only}",
-                (to_id, schema.uid, from_id, *only_params),
-            )
-        if any(a.type in ("component", "dynamiczone") for a in attrs):
-            cmps = components_table_name(schema)
-            rows = yield query(
-                f"SELECT cmp_id, component_type, field, position FROM {self.quote(cmps)} "
-                f"WHERE entity_id = ?{only} ORDER BY id",
-                (from_id, *only_params),
-            )
-            for cmp_id, uid, fld, position in rows:
-                comp = self.registry.components[uid]
-                cols = ", ".join(
-                    self.quote(a.column) for a in comp.scalar_attributes if a.column is not None
+            files = q(FILES_LINK_TABLE)
+            head = f"INSERT INTO {files} (file_id, related_id, related_type, field, position) "
+            if one:
+                yield execute(
+                    f"{head}SELECT file_id, ?, related_type, field, position FROM {files} "
+                    f"WHERE related_type = ? AND related_id = ?{only} ORDER BY id",
+                    (pairs[0][1], schema.uid, pairs[0][0], *only_params),
                 )
-                if cols:
-                    new_id = yield from self.dialect.insert_id(
-                        f"INSERT INTO {self.quote(comp.table)} ({cols}) SELECT {cols} FROM "
-                        f"{self.quote(comp.table)} WHERE id = ?",
-                        (cmp_id,),
+            else:
+                for rows_sql, params, keep in self._param_rows(("bigint", "bigint"), pairs):
+                    yield execute(
+                        f"{head}SELECT f.file_id, m.c1, f.related_type, f.field, f.position "
+                        f"FROM {rows_sql} JOIN {files} f ON f.related_type = ? "
+                        f"AND f.related_id = m.c0{keep}{only.replace('field', 'f.field')} "
+                        "ORDER BY f.id",
+                        [*params, schema.uid, *only_params],
                     )
-                else:
-                    new_id = yield from self.dialect.insert_default_id(comp.table)
-                yield _link_component(self.quote(cmps), to_id, new_id, uid, fld, position)
-                yield from self.copy(comp, int(cmp_id), new_id)
+        if any(a.type in ("component", "dynamiczone") for a in attrs):
+            yield from self._copy_components(schema, pairs, only, only_params)
+
+    def _copy_components(
+        self, schema: Schema, pairs: list[tuple[int, int]], only: str, only_params: list[str]
+    ) -> Program:
+        """The components of rows `a` copied (their rows, then their own links) for rows
+        `b`: one INSERT per component type present, one for the links."""
+        q = self.quote
+        cmps = q(components_table_name(schema))
+        if len(pairs) == 1:
+            rows = yield query(
+                f"SELECT entity_id, cmp_id, component_type, field, position FROM {cmps} "
+                f"WHERE entity_id = ?{only} ORDER BY id",
+                (pairs[0][0], *only_params),
+            )
+        else:
+            rows = []
+            for rows_sql, params, keep in self._param_rows(("bigint",), [(a,) for a, _ in pairs]):
+                got = yield query(
+                    "SELECT l.entity_id, l.cmp_id, l.component_type, l.field, l.position "
+                    f"FROM {rows_sql} JOIN {cmps} l ON l.entity_id = m.c0{keep}"
+                    f"{only.replace('field', 'l.field')} ORDER BY l.id",
+                    [*params, *only_params],
+                )
+                rows.extend(got)
+        if not rows:
+            return
+        target = dict(pairs)
+        by_type: dict[str, list[int]] = defaultdict(list)
+        for _, cmp_id, uid, _, _ in rows:
+            by_type[str(uid)].append(int(cmp_id))
+        new_of: dict[tuple[str, int], int] = {}
+        for uid, old_ids in by_type.items():
+            comp = self.registry.components[uid]
+            mapped = yield from self._copy_component_rows(comp, sorted(old_ids))
+            new_of.update(((uid, old), new) for old, new in mapped.items())
+            if _has_links(comp):
+                yield from self._copy_rows(comp, sorted(mapped.items()))
+        links = [
+            (target[int(entity)], new_of[(str(uid), int(cmp_id))], uid, fld, float(position))
+            for entity, cmp_id, uid, fld, position in rows
+        ]
+        for rows_sql, params, keep in self._param_rows(
+            ("bigint", "bigint", "text", "text", "float8"), links
+        ):
+            yield execute(
+                f"INSERT INTO {cmps} (entity_id, cmp_id, component_type, field, position) "
+                f"SELECT m.c0, m.c1, m.c2, m.c3, m.c4 FROM {rows_sql}"
+                f"{keep.replace(' AND', ' WHERE', 1)}",
+                params,
+            )
+
+    # ------------------------------------------------------------------ versions in one statement
+    def whole_copy(self, schema: Schema) -> bool:
+        """Whether a version of `schema` is deleted and copied in one statement each
+        (`delete_version_sql`, `copy_version_ctes`): where the database runs writes in WITH,
+        and its components hold no components of their own."""
+        return self.dialect.writable_ctes and not any(
+            a.type in ("component", "dynamiczone")
+            for comp in self._components_of(schema)
+            for a in comp.attributes.values()
+        )
+
+    def _components_of(self, schema: Schema) -> list[Component]:
+        """The component types a row of `schema` may hold, in a stable order."""
+        uids: dict[str, None] = {}
+        for attr in schema.attributes.values():
+            if attr.type == "component" and attr.component:
+                uids[attr.component] = None
+            elif attr.type == "dynamiczone":
+                uids.update(dict.fromkeys(attr.components))
+        return [self.registry.components[u] for u in uids if u in self.registry.components]
+
+    def delete_version_ctes(self, schema: Schema, old: str) -> list[str]:
+        """WITH parts deleting what the rows of CTE `old` (its `id`s; the rows themselves
+        deleted by it) own: their components (and what those own) and media links."""
+        q = self.quote
+        lit = self.dialect.literal
+        parts: list[str] = []
+        comps = self._components_of(schema)
+        if comps:
+            parts.append(
+                f"oc AS (SELECT cmp_id, component_type FROM {q(components_table_name(schema))} "
+                f"WHERE entity_id IN (SELECT id FROM {old}))"
+            )
+            for n, comp in enumerate(comps):
+                picked = f"(SELECT cmp_id FROM oc WHERE component_type = {lit(comp.uid)})"
+                parts.append(f"oc{n} AS (DELETE FROM {q(comp.table)} WHERE id IN {picked})")
+                if any(a.type == "media" for a in comp.attributes.values()):
+                    parts.append(
+                        f"of{n} AS (DELETE FROM {q(FILES_LINK_TABLE)} WHERE related_type = "
+                        f"{lit(comp.uid)} AND related_id IN {picked})"
+                    )
+        if any(a.type == "media" for a in schema.attributes.values()):
+            parts.append(
+                f"om AS (DELETE FROM {q(FILES_LINK_TABLE)} WHERE related_type = "
+                f"{lit(schema.uid)} AND related_id IN (SELECT id FROM {old}))"
+            )
+        return parts
+
+    def copy_version_ctes(self, schema: Schema, new: str, draft: str) -> list[str]:
+        """WITH parts copying the relations, media links and components of the row whose id
+        is the parameter `?` (each part binds it once, in order) to the row of CTE `new` (its
+        `id`), whose `source_draft` is `draft` (an SQL term). Component rows take their new
+        ids from their tables' sequences, in the statement."""
+        q = self.quote
+        lit = self.dialect.literal
+        files = q(FILES_LINK_TABLE)
+        to = f"(SELECT id FROM {new})"
+        parts: list[str] = []
+        for n, attr in enumerate(a for a in schema.attributes.values() if relation_owner(a)):
+            table = q(link_table_name(schema, attr))
+            cols = ["target_document_id", "target_locale", "position", "inv_position"]
+            if status_scoped(schema, attr, self.registry):
+                cols.append("target_status")
+            extra = f", {SOURCE_DRAFT}" if source_drafts(schema) else ""
+            value = f", {draft}" if extra else ""
+            parts.append(
+                f"cr{n} AS (INSERT INTO {table} (source_id, {', '.join(cols)}{extra}) "
+                f"SELECT {to}, {', '.join(f'l.{c}' for c in cols)}{value} FROM {table} l "
+                "WHERE l.source_id = ? ORDER BY l.id)"
+            )
+        head = f"INSERT INTO {files} (file_id, related_id, related_type, field, position)"
+        if any(a.type == "media" for a in schema.attributes.values()):
+            parts.append(
+                f"cm AS ({head} SELECT f.file_id, {to}, f.related_type, f.field, f.position "
+                f"FROM {files} f WHERE f.related_type = {lit(schema.uid)} AND f.related_id = ? "
+                "ORDER BY f.id)"
+            )
+        comps = self._components_of(schema)
+        if not comps:
+            return parts
+        cmps = q(components_table_name(schema))
+        draws = " ".join(
+            f"WHEN {lit(c.uid)} THEN nextval(pg_get_serial_sequence({lit(q(c.table))}, 'id'))"
+            for c in comps
+        )
+        parts.append(
+            "cc AS (SELECT l.id AS lid, l.cmp_id, l.component_type, l.field, l.position, "
+            f"CASE l.component_type {draws} END AS new_id FROM {cmps} l WHERE l.entity_id = ?)"
+        )
+        for n, comp in enumerate(comps):
+            mine = f"cc.component_type = {lit(comp.uid)}"
+            cols = [q(a.column) for a in comp.scalar_attributes if a.column is not None]
+            parts.append(
+                f"cc{n} AS (INSERT INTO {q(comp.table)} (id{''.join(', ' + c for c in cols)}) "
+                f"SELECT cc.new_id{''.join(', c.' + c for c in cols)} FROM cc "
+                f"JOIN {q(comp.table)} c ON c.id = cc.cmp_id WHERE {mine})"
+            )
+            if any(a.type == "media" for a in comp.attributes.values()):
+                parts.append(
+                    f"cf{n} AS ({head} SELECT f.file_id, cc.new_id, f.related_type, f.field, "
+                    f"f.position FROM cc JOIN {files} f ON f.related_type = {lit(comp.uid)} "
+                    f"AND f.related_id = cc.cmp_id WHERE {mine} ORDER BY f.id)"
+                )
+            for k, attr in enumerate(a for a in comp.attributes.values() if relation_owner(a)):
+                table = q(link_table_name(comp, attr))
+                cols = ["target_document_id", "target_locale", "position", "inv_position"]
+                if status_scoped(comp, attr, self.registry):
+                    cols.append("target_status")
+                parts.append(
+                    f"cr{n}x{k} AS (INSERT INTO {table} (source_id, {', '.join(cols)}) "
+                    f"SELECT cc.new_id, {', '.join(f'l.{c}' for c in cols)} FROM cc "
+                    f"JOIN {table} l ON l.source_id = cc.cmp_id WHERE {mine} ORDER BY l.id)"
+                )
+        parts.append(
+            f"ck AS (INSERT INTO {cmps} (entity_id, cmp_id, component_type, field, position) "
+            f"SELECT {to}, cc.new_id, cc.component_type, cc.field, cc.position FROM cc "
+            "ORDER BY cc.lid)"
+        )
+        return parts
+
+    def _copy_component_rows(self, comp: Component, old_ids: list[int]) -> Program:
+        """Copies the rows `old_ids` (ascending) of a component table: {old id: new id}.
+        One INSERT ... SELECT in id order where the database answers the ids it made
+        (RETURNING): they rise in the order the rows were inserted."""
+        cols = ", ".join(
+            self.quote(a.column) for a in comp.scalar_attributes if a.column is not None
+        )
+        table = self.quote(comp.table)
+        new_of: dict[int, int] = {}
+        if cols and self.dialect.returning:
+            picked = ", ".join(f"c.{c}" for c in cols.split(", "))
+            for rows_sql, params, keep in self._param_rows(("bigint",), [(i,) for i in old_ids]):
+                rows = yield query(
+                    f"INSERT INTO {table} ({cols}) SELECT {picked} FROM {rows_sql} "
+                    f"JOIN {table} c ON c.id = m.c0{keep} ORDER BY c.id RETURNING id",
+                    params,
+                )
+                made = sorted(int(r[0]) for r in rows)
+                done = len(new_of)
+                new_of.update(zip(old_ids[done : done + len(made)], made, strict=True))
+            return new_of
+        for old in old_ids:
+            if cols:
+                new_id = yield from self.dialect.insert_id(
+                    f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {table} WHERE id = ?",
+                    (old,),
+                )
+            else:
+                new_id = yield from self.dialect.insert_default_id(comp.table)
+            new_of[old] = int(new_id)
+        return new_of
+
+    def _param_rows(
+        self, types: tuple[str, ...], rows: list[tuple[Any, ...]]
+    ) -> list[tuple[str, list[Any], str]]:
+        """Rows of values as a table `m` (columns c0, c1, ...) in a statement: each item is
+        (the table's SQL, its parameters, the condition that keeps its real rows, as
+        ` AND ...`). PostgreSQL: one item, `unnest` of one array per column (a text
+        independent of the number of rows). Elsewhere: a UNION ALL of rows padded with
+        NULLs to one of a few sizes (so that few texts are ever prepared), one item per
+        `CHUNK` rows."""
+        if self.dialect.arrays:
+            arrays = [list(col) for col in zip(*rows, strict=True)] or [[] for _ in types]
+            args = ", ".join(f"?::{t}[]" for t in types)
+            names = ", ".join(f"c{i}" for i in range(len(types)))
+            return [(f"unnest({args}) AS m({names})", arrays, "")]
+        out = []
+        width = len(types)
+        for start in range(0, len(rows), CHUNK):
+            chunk = rows[start : start + CHUNK]
+            size = next(s for s in ROW_SIZES if s >= len(chunk))
+            first = "SELECT " + ", ".join(f"? AS c{i}" for i in range(width))
+            rest = " UNION ALL SELECT " + marks(width)
+            params = [v for r in chunk for v in r] + [None] * (width * (size - len(chunk)))
+            keep = " AND m.c0 IS NOT NULL" if size > len(chunk) else ""
+            out.append((f"({first}{rest * (size - 1)}) m", params, keep))
+        return out
 
     def delete_owned(
         self, schema: Schema, row_ids: list[int], fields: list[str] | None = None
@@ -603,25 +855,25 @@ class LinkStore:
             return
         attrs = [a for a in schema.attributes.values() if fields is None or a.name in fields]
         only, only_params = _fields_clause(fields)
-        rows_in = f"IN ({marks(len(row_ids))})"
+        rows_in, rows_params = self.dialect.one_of("entity_id", row_ids)
         if any(a.type in ("component", "dynamiczone") for a in attrs):
             cmps = components_table_name(schema)
             rows = yield query(
-                f"SELECT cmp_id, component_type FROM {self.quote(cmps)} "
-                f"WHERE entity_id {rows_in}{only}",
-                [*row_ids, *only_params],
+                f"SELECT cmp_id, component_type FROM {self.quote(cmps)} WHERE {rows_in}{only}",
+                [*rows_params, *only_params],
             )
             yield from self._delete_components(rows)
             if fields is not None:
                 yield execute(
-                    f"DELETE FROM {self.quote(cmps)} WHERE entity_id {rows_in}{only}",
-                    [*row_ids, *only_params],
+                    f"DELETE FROM {self.quote(cmps)} WHERE {rows_in}{only}",
+                    [*rows_params, *only_params],
                 )
         if any(a.type == "media" for a in attrs):
+            related, related_params = self.dialect.one_of("related_id", row_ids)
             yield execute(
                 f"DELETE FROM {self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND "
-                f"related_id {rows_in}{only}",
-                [schema.uid, *row_ids, *only_params],
+                f"{related}{only}",
+                [schema.uid, *related_params, *only_params],
             )
 
     def _delete_components(self, rows: list[Any]) -> Program:
@@ -631,9 +883,8 @@ class LinkStore:
         for uid, ids in by_type.items():
             comp: Component = self.registry.components[uid]
             yield from self.delete_owned(comp, ids)
-            yield execute(
-                f"DELETE FROM {self.quote(comp.table)} WHERE id IN ({marks(len(ids))})", ids
-            )
+            where, params = self.dialect.one_of("id", ids)
+            yield execute(f"DELETE FROM {self.quote(comp.table)} WHERE {where}", params)
 
     def detach(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
         """Removes links that point at a deleted document (or one deleted locale of it)."""

@@ -44,6 +44,8 @@ class Versions:
     default_locale: str
     links: LinkStore
     _insert_sql: dict[tuple[str, tuple[str, ...], str], str]
+    # per content type: a publish's two statements (`_publish_whole`)
+    _whole_sql: dict[str, tuple[str, str, int]]
 
     def _locale_for(self, ct: ContentType, locale: str | None) -> str | None:
         if not ct.localized:
@@ -259,14 +261,25 @@ class Versions:
 
     def _check_publishable(self, ct: ContentType, row_id: int) -> Program:
         """A draft may leave required attributes empty; its publication may not."""
-        required = [a for a in ct.scalar_attributes if a.required and a.column is not None]
-        if not required:
+        columns = self._required_columns(ct)
+        if not columns:
             return
-        cols = ", ".join(self.quote(str(a.column)) for a in required)
+        cols = ", ".join(self.quote(c) for c in columns)
         rows = yield query(f"SELECT {cols} FROM {self.quote(ct.table)} WHERE id = ?", (row_id,))
+        self._publishable(ct, list(rows[0]))
+
+    def _required_columns(self, ct: ContentType) -> list[str]:
+        """The columns of the required scalar attributes (`_publishable` checks their
+        values)."""
+        return [str(a.column) for a in ct.scalar_attributes if a.required and a.column is not None]
+
+    def _publishable(self, ct: ContentType, values: list[Any]) -> None:
+        """Raises the validation error of the required attributes whose `values` (of
+        `_required_columns`, in order) are empty."""
+        required = [a for a in ct.scalar_attributes if a.required and a.column is not None]
         errors = [
             missing_error(ct, a, [a.name])
-            for a, v in zip(required, rows[0], strict=True)
+            for a, v in zip(required, values, strict=True)
             if v is None
         ]
         if errors:
@@ -346,6 +359,9 @@ class Versions:
         """Replaces the published version with a copy of the draft (its updatedAt the
         draft's)."""
         where, params = self._version_where(ct, document_id, locale, True)
+        if self.links.whole_copy(ct):
+            new_id = yield from self._publish_whole(ct, where, params, draft_id, now)
+            return new_id
         old = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
         old_ids = [int(r[0]) for r in old]
         if old_ids:
@@ -367,3 +383,39 @@ class Versions:
         )
         yield from self.links.copy(ct, draft_id, new_id)
         return new_id
+
+    def _published_columns(self, ct: ContentType) -> str:
+        """The columns a published version takes from its draft as they are."""
+        cols = [
+            "document_id",
+            *[a.column for a in ct.scalar_attributes if a.column is not None],
+            "created_at",
+            "locale",
+        ]
+        return ", ".join(self.quote(c) for c in cols)
+
+    def _publish_whole(
+        self, ct: ContentType, where: str, params: list[Any], draft_id: int, now: Any
+    ) -> Program:
+        """`_publish_row` in two statements, whatever the number of links and components:
+        one deletes the published version with what it owns, one copies the draft with its
+        relations, media links and components (`LinkStore.whole_copy`)."""
+        sqls = self._whole_sql.get(ct.uid)
+        if sqls is None:
+            t = self.quote(ct.table)
+            parts = self.links.delete_version_ctes(ct, "old")
+            drop = f"WITH old AS (DELETE FROM {t} WHERE {where} RETURNING id)"
+            drop += "".join(f", {p}" for p in parts) + " SELECT count(*) FROM old"
+            names = self._published_columns(ct)
+            parts = self.links.copy_version_ctes(ct, "new", "0")
+            copy = (
+                f"WITH new AS (INSERT INTO {t} ({names}, updated_at, published_at) "
+                f"SELECT {names}, updated_at, ? FROM {t} WHERE id = ? RETURNING id)"
+            )
+            copy += "".join(f", {p}" for p in parts) + " SELECT id FROM new"
+            sqls = (drop, copy, sum(p.count("?") for p in parts))
+            self._whole_sql[ct.uid] = sqls
+        drop, copy, sources = sqls
+        yield execute(drop, params)
+        rows = yield query(copy, [now, draft_id, *([draft_id] * sources)])
+        return int(rows[0][0])

@@ -51,6 +51,7 @@ class Writes(Versions):
         self.quote = reads.dialect.quote
         self.default_locale = reads.default_locale
         self._insert_sql: dict[tuple[str, tuple[str, ...], str], str] = {}
+        self._whole_sql: dict[str, tuple[str, str, int]] = {}
         self.links = LinkStore(reads.registry, reads.dialect)
         self.write_limits = WriteLimits()
 
@@ -234,7 +235,23 @@ class Writes(Versions):
             where, params = self._version_where(
                 ct, doc_id, locale, False if ct.draft_and_publish else None
             )
-            rows = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
+            now = TIMESTAMP_KIND.to_db(now_utc(), d)
+            values = {**self._db_values(written), "updated_at": now}
+            sets = ", ".join(f"{self.quote(c)} = ?" for c in values)
+            required: list[Any] | None = None
+            if d.update_returning:
+                # the draft updated where it is found, answering its id (and what its
+                # publication requires) in the same statement
+                wanted = self._required_columns(ct) if publishing else []
+                rows = yield query(
+                    f"UPDATE {self.quote(ct.table)} SET {sets} WHERE {where} "
+                    f"RETURNING {', '.join(['id', *(self.quote(c) for c in wanted)])}",
+                    [*values.values(), *params],
+                )
+                if rows:
+                    required = list(rows[0][1:])
+            else:
+                rows = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
             if not rows:
                 exists = yield query(
                     f"SELECT 1 FROM {self.quote(ct.table)} t WHERE t.document_id = ? LIMIT 1",
@@ -250,15 +267,16 @@ class Writes(Versions):
                     yield from tail.run(created, True)
                 return created
             row_id = int(rows[0][0])
+            # (the check reads other documents' rows only: the draft's new values, when
+            # already written, are not among them)
             yield from self._check_unique(ct, written, doc_id, locale, ct.draft_and_publish)
             if publishing:
                 yield from self._check_unique(ct, written, doc_id, locale, False)
-            now = TIMESTAMP_KIND.to_db(now_utc(), d)
-            values = {**self._db_values(written), "updated_at": now}
-            sets = ", ".join(f"{self.quote(c)} = ?" for c in values)
-            yield execute(
-                f"UPDATE {self.quote(ct.table)} SET {sets} WHERE id = ?", [*values.values(), row_id]
-            )
+            if required is None:
+                yield execute(
+                    f"UPDATE {self.quote(ct.table)} SET {sets} WHERE id = ?",
+                    [*values.values(), row_id],
+                )
             if written.links:
                 ctx = WriteContext(doc_id, locale, self.default_locale, d)
                 yield from self.links.apply(ct, row_id, written.links, ctx)
@@ -270,7 +288,10 @@ class Writes(Versions):
             )
             yield from self._share(ct, row_id, others, True if ct.draft_and_publish else None, sent)
             if publishing:
-                yield from self._check_publishable(ct, row_id)
+                if required is None:
+                    yield from self._check_publishable(ct, row_id)
+                else:
+                    self._publishable(ct, required)
                 row_id = yield from self._publish_row(ct, doc_id, row_id, locale, now)
                 yield from self._share(ct, row_id, others, False)
             doc = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
