@@ -77,9 +77,7 @@ def test_publish_statements_do_not_grow_with_links_and_components(api: Api) -> N
     files = [image_file(api, f"p{i}.png", (2, 2)) for i in range(10)]
     counts = []
     for n in (1, 10, 1, 10):
-        tags = [
-            api.create("tags", {"name": f"p{len(counts)}-{i}"})["documentId"] for i in range(n)
-        ]
+        tags = [api.create("tags", {"name": f"p{len(counts)}-{i}"})["documentId"] for i in range(n)]
         r = api.post(
             "/api/articles?status=draft",
             {
