@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from folio.content.sql.layout import sort_indexes, version_terms
 from folio.content.sql.links import LinkStore, WriteContext
@@ -18,6 +18,9 @@ from folio.schema.model import Attribute, ContentType, Registry
 from folio.schema.values import now_utc
 from folio.store.dialects.base import Dialect
 from folio.store.program import Program, execute, marks, query
+
+if TYPE_CHECKING:
+    from folio.content.sql.reads import Reads
 
 
 def _unique_lock(
@@ -35,6 +38,18 @@ def _lock_key(text: str) -> int:
     )
 
 
+class Published:
+    """A publication's new version: its row id, its row when the copy answered it (as
+    `read_back` selects it), the document's versions in other locales when asked."""
+
+    __slots__ = ("id", "others", "row")
+
+    def __init__(self, row_id: int, row: Any = None) -> None:
+        self.id = row_id
+        self.row = row
+        self.others: list[tuple[int, bool]] = []
+
+
 class Versions:
     """Shared by the write programs (`Writes`)."""
 
@@ -44,8 +59,10 @@ class Versions:
     default_locale: str
     links: LinkStore
     _insert_sql: dict[tuple[str, tuple[str, ...], str], str]
-    # per content type: a publish's two statements (`_publish_whole`)
-    _whole_sql: dict[str, tuple[str, str, int]]
+    reads: Reads
+    # per content type (and whether they answer the other locales' versions): a
+    # publication's two statements (`_publish_whole`)
+    _whole_sql: dict[tuple[str, bool], tuple[str, str, int]]
 
     def _locale_for(self, ct: ContentType, locale: str | None) -> str | None:
         if not ct.localized:
@@ -354,14 +371,35 @@ class Versions:
         return str(rows[0][0]) if rows else None
 
     def _publish_row(
-        self, ct: ContentType, document_id: str, draft_id: int, locale: str | None, now: Any
+        self,
+        ct: ContentType,
+        document_id: str,
+        draft_id: int,
+        locale: str | None,
+        now: Any,
+        others: bool = False,
+        answer: bool = False,
     ) -> Program:
         """Replaces the published version with a copy of the draft (its updatedAt the
-        draft's)."""
+        draft's); the new version's id, with the document's `others` versions (the other
+        locales', as `_other_locales` gives them) when asked, and its row (as `read_back`
+        selects it) when `answer` and the copy gave it at once."""
         where, params = self._version_where(ct, document_id, locale, True)
         if self.links.whole_copy(ct):
-            new_id = yield from self._publish_whole(ct, where, params, draft_id, now)
-            return new_id
+            published = yield from self._publish_whole(
+                ct, where, params, draft_id, now, (document_id, locale) if others else None
+            )
+            return published if answer else published.id
+        new_id = yield from self._publish_copy(ct, where, params, draft_id, now)
+        result = Published(new_id)
+        if others:
+            result.others = yield from self._other_locales(ct, document_id, locale)
+        return result if answer else new_id
+
+    def _publish_copy(
+        self, ct: ContentType, where: str, params: list[Any], draft_id: int, now: Any
+    ) -> Program:
+        """`_publish_row` statement by statement."""
         old = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
         old_ids = [int(r[0]) for r in old]
         if old_ids:
@@ -395,27 +433,47 @@ class Versions:
         return ", ".join(self.quote(c) for c in cols)
 
     def _publish_whole(
-        self, ct: ContentType, where: str, params: list[Any], draft_id: int, now: Any
+        self,
+        ct: ContentType,
+        where: str,
+        params: list[Any],
+        draft_id: int,
+        now: Any,
+        others_of: tuple[str, str | None] | None,
     ) -> Program:
         """`_publish_row` in two statements, whatever the number of links and components:
-        one deletes the published version with what it owns, one copies the draft with its
-        relations, media links and components (`LinkStore.whole_copy`)."""
-        sqls = self._whole_sql.get(ct.uid)
+        one deletes the published version with what it owns (and answers the document's
+        versions in other locales, for `others_of` (documentId, locale) where the type
+        shares attributes between locales), one copies the draft with its relations, media
+        links and components (`LinkStore.whole_copy`) and answers the new row."""
+        sharing = others_of is not None and bool(shared_attributes(ct))
+        key = (ct.uid, sharing)
+        sqls = self._whole_sql.get(key)
         if sqls is None:
             t = self.quote(ct.table)
             parts = self.links.delete_version_ctes(ct, "old")
             drop = f"WITH old AS (DELETE FROM {t} WHERE {where} RETURNING id)"
-            drop += "".join(f", {p}" for p in parts) + " SELECT count(*) FROM old"
+            drop += "".join(f", {p}" for p in parts)
+            if sharing:
+                # (the deleted version is in this locale: not among these)
+                drop += f" SELECT id, published_at IS NULL FROM {t} "
+                drop += "WHERE document_id = ? AND locale <> ?"
+            else:
+                drop += " SELECT count(*) FROM old"
             names = self._published_columns(ct)
             parts = self.links.copy_version_ctes(ct, "new", "0")
+            sel = self.reads.reader(ct).selection(None, t)
             copy = (
                 f"WITH new AS (INSERT INTO {t} ({names}, updated_at, published_at) "
-                f"SELECT {names}, updated_at, ? FROM {t} WHERE id = ? RETURNING id)"
+                f"SELECT {names}, updated_at, ? FROM {t} WHERE id = ? RETURNING {sel.sql})"
             )
-            copy += "".join(f", {p}" for p in parts) + " SELECT id FROM new"
+            copy += "".join(f", {p}" for p in parts) + " SELECT * FROM new"
             sqls = (drop, copy, sum(p.count("?") for p in parts))
-            self._whole_sql[ct.uid] = sqls
+            self._whole_sql[key] = sqls
         drop, copy, sources = sqls
-        yield execute(drop, params)
+        got = yield query(drop, [*params, *(others_of if sharing and others_of else ())])
         rows = yield query(copy, [now, draft_id, *([draft_id] * sources)])
-        return int(rows[0][0])
+        published = Published(int(rows[0][0]), rows[0])
+        if sharing:
+            published.others = [(int(r[0]), bool(r[1])) for r in got]
+        return published
