@@ -100,3 +100,27 @@ def test_publish_statements_do_not_grow_with_links_and_components(api: Api) -> N
         assert [f["id"] for f in got["gallery"]] == files[:n]
     # (the first two prepared their statements)
     assert counts[2] == counts[3]
+
+
+def test_component_writes_do_not_grow_with_the_components_sent(api: Api) -> None:
+    doc = api.create("articles", {"title": "c", "slug": "c"}, "?status=draft")
+    counts = {}
+    for n in (1, 10, 1, 10, 13):
+        links = [{"label": f"l{n}-{i}", "url": f"/{i}"} for i in range(n)]
+        blocks = [{"__component": "shared.quote", "title": f"q{i}", "body": "b"} for i in range(n)]
+        before = api.statements()
+        r = api.put(
+            f"/api/articles/{doc['documentId']}?status=draft",
+            {"data": {"links": links, "blocks": blocks}},
+        )
+        assert r.status_code == 200, r.text
+        counts[n] = api.statements() - before
+        r = api.get(f"/api/articles/{doc['documentId']}?status=draft&populate=*")
+        got = r.json()["data"]
+        assert [link["label"] for link in got["links"]] == [link["label"] for link in links]
+        assert [b["title"] for b in got["blocks"]] == [f"q{i}" for i in range(n)]
+    if api.folio.db.dialect.arrays:
+        assert counts[1] == counts[10] == counts[13]
+    else:
+        # rows go in chunks of a power of two: 10 = 8 + 2, 13 = 8 + 4 + 1 (for each table)
+        assert counts[1] < counts[10] < counts[13] <= counts[1] + 4

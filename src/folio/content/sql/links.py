@@ -32,18 +32,7 @@ from folio.errors import ApplicationError, FieldError, ValidationError, validati
 from folio.files.mime import in_media_groups
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 from folio.store.dialects.base import Dialect
-from folio.store.program import Program, Stmt, execute, marks, query
-
-
-def _link_component(
-    cmps: str, entity_id: int, cmp_id: int, uid: str, field: str, position: float
-) -> Stmt:
-    """The link of a component row to its entity row (`cmps`: the quoted table)."""
-    return execute(
-        f"INSERT INTO {cmps} (entity_id, cmp_id, component_type, field, position) "
-        "VALUES (?, ?, ?, ?, ?)",
-        (entity_id, cmp_id, uid, field, position),
-    )
+from folio.store.program import Program, execute, marks, query
 
 
 def _has_links(schema: Schema) -> bool:
@@ -463,7 +452,12 @@ class LinkStore:
         yield execute(
             f"DELETE FROM {self.quote(cmps)} WHERE entity_id = ? AND field = ?", (row_id, attr.name)
         )
-        for i, item in enumerate(write.items, start=1):
+        # the new components' rows: one multi-row INSERT per component table (per chunk of
+        # a power of two rows), every scalar column named (those not given NULL, as an
+        # INSERT that leaves them out makes them)
+        comp_ids: list[int] = [0] * len(write.items)
+        fresh: dict[str, list[int]] = defaultdict(list)
+        for n, item in enumerate(write.items):
             comp, written = item.component, item.written
             values = {
                 a.column: a.kind.to_db(v, self.dialect)
@@ -471,24 +465,77 @@ class LinkStore:
                 if a.column is not None
             }
             if item.id is not None:
-                comp_id = int(item.id)
+                comp_ids[n] = int(item.id)
                 if values:
                     sets = ", ".join(f"{self.quote(c)} = ?" for c in values)
                     yield execute(
                         f"UPDATE {self.quote(comp.table)} SET {sets} WHERE id = ?",
-                        [*values.values(), comp_id],
+                        [*values.values(), comp_ids[n]],
                     )
-            elif values:
-                cols = ", ".join(self.quote(c) for c in values)
-                comp_id = yield from self.dialect.insert_id(
-                    f"INSERT INTO {self.quote(comp.table)} ({cols}) VALUES ({marks(len(values))})",
-                    list(values.values()),
-                )
+            elif any(a.column is not None for a in comp.scalar_attributes):
+                fresh[comp.uid].append(n)
             else:
-                comp_id = yield from self.dialect.insert_default_id(comp.table)
-            yield _link_component(self.quote(cmps), row_id, comp_id, comp.uid, attr.name, float(i))
-            if written.links:
-                yield from self.apply(comp, comp_id, written.links, ctx)
+                comp_ids[n] = yield from self.dialect.insert_default_id(comp.table)
+        for uid, numbers in fresh.items():
+            comp = self.registry.components[uid]
+            made = yield from self._insert_components(comp, [write.items[n] for n in numbers])
+            for n, new_id in zip(numbers, made, strict=True):
+                comp_ids[n] = new_id
+        links = [
+            (row_id, comp_ids[n], item.component.uid, attr.name, float(n + 1))
+            for n, item in enumerate(write.items)
+        ]
+        types = ("bigint", "bigint", "text", "text", "float8")
+        for rows_sql, params, keep in self._param_rows(types, links) if links else []:
+            yield execute(
+                f"INSERT INTO {self.quote(cmps)} (entity_id, cmp_id, component_type, field, "
+                f"position) SELECT m.c0, m.c1, m.c2, m.c3, m.c4 FROM {rows_sql}"
+                f"{keep.replace(' AND', ' WHERE', 1)}",
+                params,
+            )
+        for n, item in enumerate(write.items):
+            if item.written.links:
+                yield from self.apply(item.component, comp_ids[n], item.written.links, ctx)
+
+    def _insert_components(self, comp: Component, items: list[Any]) -> Program:
+        """Inserts a component row for each of `items` (component entries), in order: their
+        ids. PostgreSQL: one INSERT of one array per column (`unnest`, in the columns' own
+        types); elsewhere one multi-row INSERT per chunk of a power of two rows (at most 64),
+        so that few texts are prepared."""
+        attrs = [a for a in comp.scalar_attributes if a.column is not None]
+        names = ", ".join(self.quote(str(a.column)) for a in attrs)
+        table = self.quote(comp.table)
+        rows = []
+        for item in items:
+            given = {
+                a.column: a.kind.to_db(v, self.dialect)
+                for a, v in item.written.values.items()
+                if a.column is not None
+            }
+            rows.append([given.get(a.column) for a in attrs])
+        if self.dialect.arrays:
+            arrays = [[r[i] for r in rows] for i in range(len(attrs))]
+            casts = ", ".join(f"?::{a.kind.column_type(a, self.dialect)}[]" for a in attrs)
+            picked = ", ".join(f"m.c{i}" for i in range(len(attrs)))
+            made: list[int] = yield from self.dialect.insert_ids(
+                f"INSERT INTO {table} ({names}) SELECT {picked} FROM unnest({casts}) "
+                f"WITH ORDINALITY AS m({picked.replace('m.', '')}, n) ORDER BY m.n",
+                arrays,
+                len(rows),
+            )
+            return made
+        ids: list[int] = []
+        row = f"({marks(len(attrs))})"
+        while len(ids) < len(rows):
+            size = 1 << min((len(rows) - len(ids)).bit_length() - 1, 6)
+            chunk = rows[len(ids) : len(ids) + size]
+            new: list[int] = yield from self.dialect.insert_ids(
+                f"INSERT INTO {table} ({names}) VALUES " + ", ".join([row] * size),
+                [v for r in chunk for v in r],
+                size,
+            )
+            ids.extend(new)
+        return ids
 
     def _media(self, schema: Schema, row_id: int, write: MediaWrite) -> Program:
         """Links the files of a media field (named by id or documentId), after checking
@@ -783,7 +830,8 @@ class LinkStore:
         parts.append(
             f"ck AS (INSERT INTO {cmps} (entity_id, cmp_id, component_type, field, position) "
             f"SELECT {to}, cc.new_id, cc.component_type, cc.field, cc.position FROM cc "
-            "ORDER BY cc.lid)"
+            # (a link to a component type the model no longer has is not copied)
+            "WHERE cc.new_id IS NOT NULL ORDER BY cc.lid)"
         )
         return parts
 
