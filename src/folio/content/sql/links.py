@@ -155,10 +155,10 @@ class LinkStore:
         (and status, where they name one)."""
         numeric = sorted({e.numeric_id for e in entries if e.numeric_id is not None})
         if numeric:
+            among, among_params = self.dialect.one_of("id", numeric)
             rows = yield query(
-                f"SELECT id, document_id FROM {self.quote(target.table)} "
-                f"WHERE id IN ({marks(len(numeric))})",
-                numeric,
+                f"SELECT id, document_id FROM {self.quote(target.table)} WHERE {among}",
+                among_params,
             )
             by_id = {int(r[0]): r[1] for r in rows}
             missing = [n for n in numeric if n not in by_id]
@@ -170,10 +170,11 @@ class LinkStore:
         ids = sorted({str(e.document_id) for e in check})
         if not ids:
             return
+        among, among_params = self.dialect.one_of("document_id", ids)
         rows = yield query(
             f"SELECT DISTINCT document_id, locale, published_at IS NULL "
-            f"FROM {self.quote(target.table)} WHERE document_id IN ({marks(len(ids))})",
-            ids,
+            f"FROM {self.quote(target.table)} WHERE {among}",
+            among_params,
         )
         present = {
             (r[0], r[1] if target.localized else None, "draft" if r[2] else "published")
@@ -234,43 +235,47 @@ class LinkStore:
         fresh = sorted({doc for doc, loc, _ in new if (doc, loc) not in inv})
         top: dict[str, float] = {}
         if fresh:
+            among, among_params = self.dialect.one_of("target_document_id", fresh)
             got = yield query(
                 f"SELECT target_document_id, MAX(inv_position) FROM {self.quote(table)} "
-                f"WHERE target_document_id IN ({marks(len(fresh))}) "
-                "GROUP BY target_document_id",
-                fresh,
+                f"WHERE {among} GROUP BY target_document_id",
+                among_params,
             )
             top = {r[0]: float(r[1] or 0) for r in got}
-        values: list[Any] = []
+        links: list[tuple[Any, ...]] = []
         for i, (doc, loc, status) in enumerate(new, start=1):
             position = inv.get((doc, loc))
             if position is None:
                 position = top.get(doc, 0.0) + 1
                 top[doc] = position
                 inv[(doc, loc)] = position
-            values.extend([row_id, doc, loc, *([status] if scoped else []), float(i), position])
-            if drafts:
-                values.append(row_id)
-        cols = "source_id, target_document_id, target_locale, "
+            links.append((doc, loc, *([status] if scoped else []), float(i), position))
+        cols = "target_document_id, target_locale, "
         cols += "target_status, " if scoped else ""
         cols += "position, inv_position"
-        row = marks(6 if scoped else 5)
+        types = ("text", "text", *(["text"] if scoped else []), "float8", "float8")
+        picked = ", ".join(f"m.c{n}" for n in range(len(types)))
+        draft = ""
         if drafts:
             cols += f", {SOURCE_DRAFT}"
-            row += ", " + source_draft_expr(self.dialect, schema.table, "?")
-        yield execute(
-            f"INSERT INTO {self.quote(table)} ({cols}) VALUES "
-            + ", ".join([f"({row})"] * len(new)),
-            values,
-        )
+            draft = ", " + source_draft_expr(self.dialect, schema.table, "?")
+        for rows_sql, params, keep in self._param_rows(types, links):
+            # (the rows in their order: the table's, else the parameters')
+            yield execute(
+                f"INSERT INTO {self.quote(table)} (source_id, {cols}) "
+                f"SELECT ?, {picked}{draft} FROM {rows_sql}"
+                f"{keep.replace(' AND', ' WHERE', 1)}",
+                [row_id, *([row_id] if drafts else []), *params],
+            )
         if attr.relation == "oneToOne" and isinstance(schema, ContentType):
             # the other side holds at most one document too
             docs = sorted({doc for doc, _, _ in new})
+            among, among_params = self.dialect.one_of("target_document_id", docs)
             yield execute(
                 f"DELETE FROM {self.quote(table)} "
-                f"WHERE target_document_id IN ({marks(len(docs))}) AND source_id IN "
+                f"WHERE {among} AND source_id IN "
                 f"(SELECT id FROM {self.quote(schema.table)} WHERE document_id <> ?)",
-                [*docs, ctx.document_id],
+                [*among_params, ctx.document_id],
             )
 
     def _position_index(self, items: list[LinkKey], entry: Entry, attr: Attribute) -> int:
@@ -547,14 +552,16 @@ class LinkStore:
             numbers = [f for f in given if isinstance(f, int)]
             documents = [f for f in given if isinstance(f, str)]
             where = []
-            if numbers:
-                where.append(f"id IN ({marks(len(numbers))})")
-            if documents:
-                where.append(f"document_id IN ({marks(len(documents))})")
+            params: list[Any] = []
+            for column, values in (("id", numbers), ("document_id", documents)):
+                if values:
+                    term, term_params = self.dialect.one_of(column, values)
+                    where.append(term)
+                    params.extend(term_params)
             rows = yield query(
                 f"SELECT id, document_id, mime FROM {self.quote(FILES_TABLE)} WHERE "
                 + " OR ".join(where),
-                [*numbers, *documents],
+                params,
             )
             found = {int(r[0]): r[2] or "" for r in rows}
             by_document = {str(r[1]): int(r[0]) for r in rows}
@@ -583,15 +590,14 @@ class LinkStore:
             (schema.uid, row_id, attr.name),
         )
         if ids:
-            values: list[Any] = []
-            for i, fid in enumerate(ids, start=1):
-                values.extend([fid, row_id, schema.uid, attr.name, float(i)])
-            yield execute(
-                f"INSERT INTO {self.quote(FILES_LINK_TABLE)} (file_id, related_id, "
-                "related_type, field, position) VALUES "
-                + ", ".join(["(?, ?, ?, ?, ?)"] * len(ids)),
-                values,
-            )
+            rows = [(fid, float(i)) for i, fid in enumerate(ids, start=1)]
+            for rows_sql, params, keep in self._param_rows(("bigint", "float8"), rows):
+                yield execute(
+                    f"INSERT INTO {self.quote(FILES_LINK_TABLE)} (file_id, related_id, "
+                    f"related_type, field, position) SELECT m.c0, ?, ?, ?, m.c1 FROM {rows_sql}"
+                    f"{keep.replace(' AND', ' WHERE', 1)}",
+                    [row_id, schema.uid, attr.name, *params],
+                )
 
     # ------------------------------------------------------------------ copy and delete
     def copy(
