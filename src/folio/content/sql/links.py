@@ -99,6 +99,9 @@ class WriteContext:
         # whether the written document has Draft & Publish: its links then follow its own
         # status, and the entries' `status` is not read (as the reference does)
         self.versioned = False
+        # the rows this write inserted, as (schema uid, id): they own no links yet, which are
+        # then neither read nor deleted first
+        self.fresh: set[tuple[str, int]] = set()
 
 
 class LinkStore:
@@ -128,7 +131,7 @@ class LinkStore:
             elif isinstance(write, ComponentWrite):
                 yield from self._components(schema, row_id, write, ctx)
             elif isinstance(write, MediaWrite):
-                yield from self._media(schema, row_id, write)
+                yield from self._media(schema, row_id, write, (schema.uid, row_id) in ctx.fresh)
 
     def _target(self, attr: Attribute) -> ContentType:
         target = self.registry.content_types.get(str(attr.target))
@@ -198,11 +201,14 @@ class LinkStore:
         all_entries = [*(write.set or []), *write.connect, *write.disconnect]
         yield from self._resolve(target, all_entries, ctx, all_entries)
         status_col = "target_status" if scoped else "NULL"
-        rows = yield query(
-            f"SELECT target_document_id, target_locale, {status_col}, inv_position FROM "
-            f"{self.quote(table)} WHERE source_id = ? ORDER BY position, id",
-            (row_id,),
-        )
+        new_row = (schema.uid, row_id) in ctx.fresh
+        rows = []
+        if not new_row:
+            rows = yield query(
+                f"SELECT target_document_id, target_locale, {status_col}, inv_position FROM "
+                f"{self.quote(table)} WHERE source_id = ? ORDER BY position, id",
+                (row_id,),
+            )
         current: list[LinkKey] = [(r[0], r[1], r[2]) for r in rows]
         inv = {(r[0], r[1]): r[3] for r in rows}
 
@@ -229,7 +235,8 @@ class LinkStore:
             )
         if new == current:
             return
-        yield execute(f"DELETE FROM {self.quote(table)} WHERE source_id = ?", (row_id,))
+        if not new_row:
+            yield execute(f"DELETE FROM {self.quote(table)} WHERE source_id = ?", (row_id,))
         if not new:
             return
         fresh = sorted({doc for doc, loc, _ in new if (doc, loc) not in inv})
@@ -430,11 +437,14 @@ class LinkStore:
         positions follow the given order."""
         attr = write.attr
         cmps = components_table_name(schema)
-        rows = yield query(
-            f"SELECT cmp_id, component_type FROM {self.quote(cmps)} "
-            "WHERE entity_id = ? AND field = ?",
-            (row_id, attr.name),
-        )
+        new_row = (schema.uid, row_id) in ctx.fresh
+        rows = []
+        if not new_row:
+            rows = yield query(
+                f"SELECT cmp_id, component_type FROM {self.quote(cmps)} "
+                "WHERE entity_id = ? AND field = ?",
+                (row_id, attr.name),
+            )
         owned = {(int(r[0]), str(r[1])) for r in rows}
         kept: set[tuple[int, str]] = set()
         for item in write.items:
@@ -453,10 +463,12 @@ class LinkStore:
                     f"Some of the provided components in {attr.name} are not related to the entity"
                 )
             kept.add(key)
-        yield from self._delete_components(sorted(owned - kept))
-        yield execute(
-            f"DELETE FROM {self.quote(cmps)} WHERE entity_id = ? AND field = ?", (row_id, attr.name)
-        )
+        if not new_row:
+            yield from self._delete_components(sorted(owned - kept))
+            yield execute(
+                f"DELETE FROM {self.quote(cmps)} WHERE entity_id = ? AND field = ?",
+                (row_id, attr.name),
+            )
         # the new components' rows: one multi-row INSERT per component table (per chunk of
         # a power of two rows), every scalar column named (those not given NULL, as an
         # INSERT that leaves them out makes them)
@@ -500,6 +512,8 @@ class LinkStore:
             )
         for n, item in enumerate(write.items):
             if item.written.links:
+                if item.id is None:
+                    ctx.fresh.add((item.component.uid, comp_ids[n]))
                 yield from self.apply(item.component, comp_ids[n], item.written.links, ctx)
 
     def _insert_components(self, comp: Component, items: list[Any]) -> Program:
@@ -542,7 +556,9 @@ class LinkStore:
             ids.extend(new)
         return ids
 
-    def _media(self, schema: Schema, row_id: int, write: MediaWrite) -> Program:
+    def _media(
+        self, schema: Schema, row_id: int, write: MediaWrite, fresh: bool = False
+    ) -> Program:
         """Links the files of a media field (named by id or documentId), after checking
         that each exists and is of an allowed type."""
         attr = write.attr
@@ -584,11 +600,12 @@ class LinkStore:
                     ids.append(fid)
             if errors:
                 raise validation_failed(errors)
-        yield execute(
-            f"DELETE FROM {self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND "
-            "related_id = ? AND field = ?",
-            (schema.uid, row_id, attr.name),
-        )
+        if not fresh:
+            yield execute(
+                f"DELETE FROM {self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND "
+                "related_id = ? AND field = ?",
+                (schema.uid, row_id, attr.name),
+            )
         if ids:
             rows = [(fid, float(i)) for i, fid in enumerate(ids, start=1)]
             for rows_sql, params, keep in self._param_rows(("bigint", "float8"), rows):

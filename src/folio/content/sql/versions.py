@@ -197,12 +197,14 @@ class Versions:
         locale: str | None,
         draft_only: bool,
         sibling: bool = False,
+        answer: list[Published] | None = None,
     ) -> Program:
         """Inserts a new version (a new document, a new locale of one, or the first version of
         a single type) with its links, and publishes it unless `draft_only`. For a new locale
         or single type reached through an update, `data` must also be a valid create. A new
         locale of an existing document (`sibling`) takes the values of its non-localized
-        attributes from the other locales."""
+        attributes from the other locales. `answer` gets the publication (`Published`) when
+        there is one."""
         source_id: int | None = None
         sent = {*written.values, *(w.attr for w in written.links)}
         if data is not None:
@@ -233,6 +235,7 @@ class Versions:
         row_id = yield from self._insert(ct, self._new_row(ct, document_id, written, locale, now))
         if written.links:
             ctx = WriteContext(document_id, locale, self.default_locale, d)
+            ctx.fresh.add((ct.uid, row_id))
             yield from self.links.apply(ct, row_id, written.links, ctx)
         others: list[tuple[int, bool]] = []
         if source_id is not None:
@@ -244,8 +247,14 @@ class Versions:
             draft = True if ct.draft_and_publish else None
             yield from self._share(ct, row_id, others, draft, sent)
         if ct.draft_and_publish and not draft_only:
-            row_id = yield from self._publish_row(ct, document_id, row_id, locale, now)
+            # (a new document has no published version to replace)
+            published = yield from self._publish_row(
+                ct, document_id, row_id, locale, now, answer=True, first=not sibling
+            )
+            row_id = published.id
             yield from self._share(ct, row_id, others, False)
+            if answer is not None:
+                answer.append(published)
         return row_id
 
     def _sharing_source(self, ct: ContentType, document_id: str) -> Program:
@@ -379,29 +388,45 @@ class Versions:
         now: Any,
         others: bool = False,
         answer: bool = False,
+        first: bool = False,
     ) -> Program:
         """Replaces the published version with a copy of the draft (its updatedAt the
         draft's); the new version's id, with the document's `others` versions (the other
         locales', as `_other_locales` gives them) when asked, and its row (as `read_back`
-        selects it) when `answer` and the copy gave it at once."""
+        selects it) when `answer` and the copy gave it at once. `first`: there is no
+        published version yet (a new document's)."""
         where, params = self._version_where(ct, document_id, locale, True)
         if self.links.whole_copy(ct):
             published = yield from self._publish_whole(
-                ct, where, params, draft_id, now, (document_id, locale) if others else None
+                ct,
+                where,
+                params,
+                draft_id,
+                now,
+                (document_id, locale) if others else None,
+                first and not others,
             )
             return published if answer else published.id
-        new_id = yield from self._publish_copy(ct, where, params, draft_id, now)
+        new_id = yield from self._publish_copy(ct, where, params, draft_id, now, first)
         result = Published(new_id)
         if others:
             result.others = yield from self._other_locales(ct, document_id, locale)
         return result if answer else new_id
 
     def _publish_copy(
-        self, ct: ContentType, where: str, params: list[Any], draft_id: int, now: Any
+        self,
+        ct: ContentType,
+        where: str,
+        params: list[Any],
+        draft_id: int,
+        now: Any,
+        first: bool = False,
     ) -> Program:
         """`_publish_row` statement by statement."""
-        old = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
-        old_ids = [int(r[0]) for r in old]
+        old_ids: list[int] = []
+        if not first:
+            old = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
+            old_ids = [int(r[0]) for r in old]
         if old_ids:
             yield from self.links.delete_owned(ct, old_ids)
             yield execute(f"DELETE FROM {self.quote(ct.table)} WHERE {where}", params)
@@ -440,6 +465,7 @@ class Versions:
         draft_id: int,
         now: Any,
         others_of: tuple[str, str | None] | None,
+        first: bool = False,
     ) -> Program:
         """`_publish_row` in two statements, whatever the number of links and components:
         one deletes the published version with what it owns (and answers the document's
@@ -471,7 +497,9 @@ class Versions:
             sqls = (drop, copy, sum(p.count("?") for p in parts))
             self._whole_sql[key] = sqls
         drop, copy, sources = sqls
-        got = yield query(drop, [*params, *(others_of if sharing and others_of else ())])
+        got = []
+        if not first:
+            got = yield query(drop, [*params, *(others_of if sharing and others_of else ())])
         rows = yield query(copy, [now, draft_id, *([draft_id] * sources)])
         published = Published(int(rows[0][0]), rows[0])
         if sharing:

@@ -94,10 +94,14 @@ class Writes(Versions):
         def program() -> Program:
             if check is not None:
                 yield from check()
+            published: list[Published] = []
             row_id = yield from self._create_version(
-                ct, new_document_id(), written, None, locale, draft_only
+                ct, new_document_id(), written, None, locale, draft_only, answer=published
             )
-            doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
+            if published:
+                doc = yield from self._answer_row(ct, published[0], populate, ctx)
+            else:
+                doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
             if tail is not None:
                 yield from tail.run(doc, True)
             return doc
