@@ -407,11 +407,10 @@ class Versions:
                 first and not others,
             )
             return published if answer else published.id
-        new_id = yield from self._publish_copy(ct, where, params, draft_id, now, first)
-        result = Published(new_id)
+        result = yield from self._publish_copy(ct, where, params, draft_id, now, first, answer)
         if others:
             result.others = yield from self._other_locales(ct, document_id, locale)
-        return result if answer else new_id
+        return result if answer else result.id
 
     def _publish_copy(
         self,
@@ -421,8 +420,10 @@ class Versions:
         draft_id: int,
         now: Any,
         first: bool = False,
+        answer: bool = False,
     ) -> Program:
-        """`_publish_row` statement by statement."""
+        """`_publish_row` statement by statement: its Published (with the new row where
+        `answer` and the INSERT can answer it)."""
         old_ids: list[int] = []
         if not first:
             old = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
@@ -439,13 +440,19 @@ class Versions:
         names = ", ".join(self.quote(c) for c in cols)
         # the published version was last changed when its draft was (as the reference:
         # a draft changed after its publication is then the one updated later)
-        new_id = yield from self.dialect.insert_id(
+        insert = (
             f"INSERT INTO {self.quote(ct.table)} ({names}, updated_at, published_at) "
-            f"SELECT {names}, updated_at, ? FROM {self.quote(ct.table)} WHERE id = ?",
-            [now, draft_id],
+            f"SELECT {names}, updated_at, ? FROM {self.quote(ct.table)} WHERE id = ?"
         )
-        yield from self.links.copy(ct, draft_id, new_id)
-        return new_id
+        if answer and self.dialect.returning:
+            sel = self.reads.reader(ct).selection(None, self.quote(ct.table))
+            rows = yield query(f"{insert} RETURNING {sel.sql}", [now, draft_id])
+            result = Published(int(rows[0][0]), rows[0])
+        else:
+            new_id = yield from self.dialect.insert_id(insert, [now, draft_id])
+            result = Published(int(new_id))
+        yield from self.links.copy(ct, draft_id, result.id)
+        return result
 
     def _published_columns(self, ct: ContentType) -> str:
         """The columns a published version takes from its draft as they are."""
