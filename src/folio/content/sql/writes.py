@@ -267,7 +267,17 @@ class Writes(Versions):
                     if sel is not None:
                         draft_docs = sel.documents(rows)
             else:
-                rows = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
+                # (with what its publication requires: the values this update sets, else
+                # those read)
+                wanted = self._required_columns(ct) if publishing else []
+                rows = yield query(
+                    f"SELECT {', '.join(['id', *(self.quote(c) for c in wanted)])} "
+                    f"FROM {self.quote(ct.table)} WHERE {where}",
+                    params,
+                )
+                if rows and wanted:
+                    read = dict(zip(wanted, rows[0][1:], strict=True))
+                    required = [values[c] if c in values else read[c] for c in wanted]
             if not rows:
                 exists = yield query(
                     f"SELECT 1 FROM {self.quote(ct.table)} t WHERE t.document_id = ? LIMIT 1",
@@ -288,7 +298,7 @@ class Writes(Versions):
             yield from self._check_unique(ct, written, doc_id, locale, ct.draft_and_publish)
             if publishing:
                 yield from self._check_unique(ct, written, doc_id, locale, False)
-            if required is None:
+            if not d.update_returning:
                 yield execute(
                     f"UPDATE {self.quote(ct.table)} SET {sets} WHERE id = ?",
                     [*values.values(), row_id],
