@@ -1,6 +1,8 @@
 """The statements a write runs do not grow with the links and components of its document: an
 update that re-publishes an article with one tag, file, link and block runs as many as one
-with ten of each, and the published version keeps them all, in order."""
+with ten of each, and the published version keeps them all, in order. (Each count is the
+fewest of a few runs: the app's own background work, such as the events' delivery, may run
+a statement in between.)"""
 
 from __future__ import annotations
 
@@ -58,9 +60,12 @@ def test_republish_statements_do_not_grow_with_links_and_components(api: Api) ->
     files = [image_file(api, f"p{i}.png", (2, 2)) for i in range(10)]
     article(api, 1, files)
     article(api, 10, files)
-    created: list[int] = []
-    one = article(api, 1, files, "-1", created)
-    ten = article(api, 10, files, "-10", created)
+    ones: list[int] = []
+    tens: list[int] = []
+    for k in range(2):
+        one = article(api, 1, files, f"-1-{k}", ones)
+        ten = article(api, 10, files, f"-10-{k}", tens)
+    created = [min(ones), min(tens)]
     # a create that publishes: its relations, media and components written and copied
     if api.folio.db.dialect.arrays:
         assert created[0] == created[1]
@@ -70,10 +75,12 @@ def test_republish_statements_do_not_grow_with_links_and_components(api: Api) ->
     # the first update of each prepares its statements; the second is the one counted
     republish(api, one, 1)
     republish(api, ten, 1)
-    assert republish(api, one, 2) == republish(api, ten, 2)
+    assert min(republish(api, one, 2 + k) for k in range(3)) == min(
+        republish(api, ten, 2 + k) for k in range(3)
+    )
     got = published(api, ten)
-    assert got["views"] == 2
-    assert [t["name"] for t in got["tags"]] == [f"t10-{i}-10" for i in range(10)]
+    assert got["views"] == 4
+    assert [t["name"] for t in got["tags"]] == [f"t10-{i}-10-1" for i in range(10)]
     assert [f["id"] for f in got["gallery"]] == files
     assert got["cover"]["id"] == files[0]
     assert got["seo"]["metaTitle"] == "m"
@@ -91,9 +98,9 @@ def test_republish_statements_do_not_grow_with_links_and_components(api: Api) ->
 
 def test_publish_statements_do_not_grow_with_links_and_components(api: Api) -> None:
     files = [image_file(api, f"p{i}.png", (2, 2)) for i in range(10)]
-    counts = []
-    for n in (1, 10, 1, 10):
-        tags = [api.create("tags", {"name": f"p{len(counts)}-{i}"})["documentId"] for i in range(n)]
+    counts: dict[int, int] = {}
+    for k, n in enumerate((1, 10, 1, 10, 1, 10)):
+        tags = [api.create("tags", {"name": f"p{k}-{i}"})["documentId"] for i in range(n)]
         r = api.post(
             "/api/articles?status=draft",
             {
@@ -110,18 +117,18 @@ def test_publish_statements_do_not_grow_with_links_and_components(api: Api) -> N
         before = api.statements()
         r = api.put(f"/api/articles/{doc['documentId']}", {"data": {"title": f"p{n}"}})
         assert r.status_code == 200, r.text
-        counts.append(api.statements() - before)
+        counts[n] = min(counts.get(n, 1000), api.statements() - before)
         got = published(api, doc)
         assert [link["label"] for link in got["links"]] == [f"l{i}" for i in range(n)]
         assert [f["id"] for f in got["gallery"]] == files[:n]
-    # (the first two prepared their statements)
-    assert counts[2] == counts[3]
+    assert counts[1] == counts[10]
 
 
 def test_component_writes_do_not_grow_with_the_components_sent(api: Api) -> None:
     doc = api.create("articles", {"title": "c", "slug": "c"}, "?status=draft")
-    counts = {}
-    for n in (1, 10, 1, 10, 13):
+    counts: dict[int, int] = {}
+    # (from the second round: the first write replaces no components)
+    for k, n in enumerate((1, 10, 13) * 3):
         links = [{"label": f"l{n}-{i}", "url": f"/{i}"} for i in range(n)]
         blocks = [{"__component": "shared.quote", "title": f"q{i}", "body": "b"} for i in range(n)]
         before = api.statements()
@@ -130,7 +137,8 @@ def test_component_writes_do_not_grow_with_the_components_sent(api: Api) -> None
             {"data": {"links": links, "blocks": blocks}},
         )
         assert r.status_code == 200, r.text
-        counts[n] = api.statements() - before
+        if k >= 3:
+            counts[n] = min(counts.get(n, 1000), api.statements() - before)
         r = api.get(f"/api/articles/{doc['documentId']}?status=draft&populate=*")
         got = r.json()["data"]
         assert [link["label"] for link in got["links"]] == [link["label"] for link in links]
@@ -140,3 +148,27 @@ def test_component_writes_do_not_grow_with_the_components_sent(api: Api) -> None
     else:
         # rows go in chunks of a power of two: 10 = 8 + 2, 13 = 8 + 4 + 1 (for each table)
         assert counts[1] < counts[10] < counts[13] <= counts[1] + 4
+
+
+def test_component_edits_do_not_grow_with_the_components_sent(api: Api) -> None:
+    doc = api.create("articles", {"title": "e", "slug": "e"}, "?status=draft")
+    path = f"/api/articles/{doc['documentId']}?status=draft"
+    counts: dict[int, int] = {}
+    for n in (1, 10, 1, 10):
+        links = [{"label": f"l{i}", "url": f"/{i}"} for i in range(n)]
+        r = api.put(path, {"data": {"links": links}})
+        assert r.status_code == 200, r.text
+        ids = [link["id"] for link in api.get(f"{path}&populate=links").json()["data"]["links"]]
+        # the same components, edited (one of them left as it is)
+        edited = [{"id": i, "label": f"e{k}", "url": "/e"} for k, i in enumerate(ids)]
+        edited[0] = {"id": ids[0]}
+        before = api.statements()
+        r = api.put(path, {"data": {"links": edited}})
+        assert r.status_code == 200, r.text
+        counts[n] = min(counts.get(n, 1000), api.statements() - before)
+        got = api.get(f"{path}&populate=links").json()["data"]["links"]
+        assert [link["id"] for link in got] == ids
+        assert [link["label"] for link in got] == ["l0", *(f"e{k}" for k in range(1, n))]
+    # one UPDATE for the nine edited (the first one, unchanged, is not written); elsewhere
+    # one each
+    assert counts[10] == counts[1] + (1 if api.folio.db.dialect.arrays else 9)

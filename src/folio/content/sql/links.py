@@ -474,6 +474,9 @@ class LinkStore:
         # INSERT that leaves them out makes them)
         comp_ids: list[int] = [0] * len(write.items)
         fresh: dict[str, list[int]] = defaultdict(list)
+        # PostgreSQL: the kept components' new values, by table and columns set
+        changed: dict[tuple[str, tuple[str, ...]], list[tuple[int, dict[str, Any]]]]
+        changed = defaultdict(list)
         for n, item in enumerate(write.items):
             comp, written = item.component, item.written
             values = {
@@ -483,7 +486,9 @@ class LinkStore:
             }
             if item.id is not None:
                 comp_ids[n] = int(item.id)
-                if values:
+                if values and self.dialect.arrays:
+                    changed[(comp.uid, tuple(values))].append((comp_ids[n], values))
+                elif values:
                     sets = ", ".join(f"{self.quote(c)} = ?" for c in values)
                     yield execute(
                         f"UPDATE {self.quote(comp.table)} SET {sets} WHERE id = ?",
@@ -493,6 +498,8 @@ class LinkStore:
                 fresh[comp.uid].append(n)
             else:
                 comp_ids[n] = yield from self.dialect.insert_default_id(comp.table)
+        for (uid, columns), updates in changed.items():
+            yield from self._update_components(self.registry.components[uid], columns, updates)
         for uid, numbers in fresh.items():
             comp = self.registry.components[uid]
             made = yield from self._insert_components(comp, [write.items[n] for n in numbers])
@@ -515,6 +522,26 @@ class LinkStore:
                 if item.id is None:
                     ctx.fresh.add((item.component.uid, comp_ids[n]))
                 yield from self.apply(item.component, comp_ids[n], item.written.links, ctx)
+
+    def _update_components(
+        self,
+        comp: Component,
+        columns: tuple[str, ...],
+        updates: list[tuple[int, dict[str, Any]]],
+    ) -> Program:
+        """Sets `columns` of the component rows of `updates` ((id, values) pairs) in one
+        UPDATE ... FROM unnest of one array per column, in the columns' own types
+        (PostgreSQL)."""
+        types = {str(a.column): a.kind.column_type(a, self.dialect) for a in comp.scalar_attributes}
+        table = self.quote(comp.table)
+        casts = ", ".join(["?::bigint[]", *(f"?::{types[c]}[]" for c in columns)])
+        names = ", ".join(["id", *(f"c{i}" for i in range(len(columns)))])
+        sets = ", ".join(f"{self.quote(c)} = m.c{i}" for i, c in enumerate(columns))
+        arrays = [[i for i, _ in updates], *([v[c] for _, v in updates] for c in columns)]
+        yield execute(
+            f"UPDATE {table} SET {sets} FROM unnest({casts}) AS m({names}) WHERE {table}.id = m.id",
+            arrays,
+        )
 
     def _insert_components(self, comp: Component, items: list[Any]) -> Program:
         """Inserts a component row for each of `items` (component entries), in order: their
