@@ -32,17 +32,14 @@ from folio.errors import ApplicationError, FieldError, ValidationError, validati
 from folio.files.mime import in_media_groups
 from folio.schema.model import Attribute, Component, ContentType, Registry, Schema
 from folio.store.dialects.base import Dialect
-from folio.store.program import Program, Stmt, execute, marks, query
+from folio.store.program import Program, execute, marks, query
 
 
-def _link_component(
-    cmps: str, entity_id: int, cmp_id: int, uid: str, field: str, position: float
-) -> Stmt:
-    """The link of a component row to its entity row (`cmps`: the quoted table)."""
-    return execute(
-        f"INSERT INTO {cmps} (entity_id, cmp_id, component_type, field, position) "
-        "VALUES (?, ?, ?, ?, ?)",
-        (entity_id, cmp_id, uid, field, position),
+def _has_links(schema: Schema) -> bool:
+    """Whether rows of `schema` may own links (relations, media, components) to copy."""
+    return any(
+        relation_owner(a) or a.type in ("media", "component", "dynamiczone")
+        for a in schema.attributes.values()
     )
 
 
@@ -58,6 +55,11 @@ def _fields_clause(fields: list[str] | None) -> tuple[str, list[str]]:
 LinkKey = tuple[str, str | None, str | None]
 
 OTHER_STATUS = {"draft": "published", "published": "draft"}
+
+# rows of values in one statement, where the database has no arrays (`_param_rows`): at
+# most CHUNK a statement, padded to the next of ROW_SIZES
+ROW_SIZES = (1, 4, 16, 64)
+CHUNK = ROW_SIZES[-1]
 
 
 def _drop(items: list[LinkKey], key: LinkKey) -> None:
@@ -97,6 +99,9 @@ class WriteContext:
         # whether the written document has Draft & Publish: its links then follow its own
         # status, and the entries' `status` is not read (as the reference does)
         self.versioned = False
+        # the rows this write inserted, as (schema uid, id): they own no links yet, which are
+        # then neither read nor deleted first
+        self.fresh: set[tuple[str, int]] = set()
 
 
 class LinkStore:
@@ -126,7 +131,7 @@ class LinkStore:
             elif isinstance(write, ComponentWrite):
                 yield from self._components(schema, row_id, write, ctx)
             elif isinstance(write, MediaWrite):
-                yield from self._media(schema, row_id, write)
+                yield from self._media(schema, row_id, write, (schema.uid, row_id) in ctx.fresh)
 
     def _target(self, attr: Attribute) -> ContentType:
         target = self.registry.content_types.get(str(attr.target))
@@ -153,10 +158,10 @@ class LinkStore:
         (and status, where they name one)."""
         numeric = sorted({e.numeric_id for e in entries if e.numeric_id is not None})
         if numeric:
+            among, among_params = self._among("id", numeric)
             rows = yield query(
-                f"SELECT id, document_id FROM {self.quote(target.table)} "
-                f"WHERE id IN ({marks(len(numeric))})",
-                numeric,
+                f"SELECT id, document_id FROM {self.quote(target.table)} WHERE {among}",
+                among_params,
             )
             by_id = {int(r[0]): r[1] for r in rows}
             missing = [n for n in numeric if n not in by_id]
@@ -168,10 +173,11 @@ class LinkStore:
         ids = sorted({str(e.document_id) for e in check})
         if not ids:
             return
+        among, among_params = self._among("document_id", ids)
         rows = yield query(
             f"SELECT DISTINCT document_id, locale, published_at IS NULL "
-            f"FROM {self.quote(target.table)} WHERE document_id IN ({marks(len(ids))})",
-            ids,
+            f"FROM {self.quote(target.table)} WHERE {among}",
+            among_params,
         )
         present = {
             (r[0], r[1] if target.localized else None, "draft" if r[2] else "published")
@@ -195,11 +201,14 @@ class LinkStore:
         all_entries = [*(write.set or []), *write.connect, *write.disconnect]
         yield from self._resolve(target, all_entries, ctx, all_entries)
         status_col = "target_status" if scoped else "NULL"
-        rows = yield query(
-            f"SELECT target_document_id, target_locale, {status_col}, inv_position FROM "
-            f"{self.quote(table)} WHERE source_id = ? ORDER BY position, id",
-            (row_id,),
-        )
+        new_row = (schema.uid, row_id) in ctx.fresh
+        rows = []
+        if not new_row:
+            rows = yield query(
+                f"SELECT target_document_id, target_locale, {status_col}, inv_position FROM "
+                f"{self.quote(table)} WHERE source_id = ? ORDER BY position, id",
+                (row_id,),
+            )
         current: list[LinkKey] = [(r[0], r[1], r[2]) for r in rows]
         inv = {(r[0], r[1]): r[3] for r in rows}
 
@@ -226,49 +235,54 @@ class LinkStore:
             )
         if new == current:
             return
-        yield execute(f"DELETE FROM {self.quote(table)} WHERE source_id = ?", (row_id,))
+        if not new_row:
+            yield execute(f"DELETE FROM {self.quote(table)} WHERE source_id = ?", (row_id,))
         if not new:
             return
         fresh = sorted({doc for doc, loc, _ in new if (doc, loc) not in inv})
         top: dict[str, float] = {}
         if fresh:
+            among, among_params = self._among("target_document_id", fresh)
             got = yield query(
                 f"SELECT target_document_id, MAX(inv_position) FROM {self.quote(table)} "
-                f"WHERE target_document_id IN ({marks(len(fresh))}) "
-                "GROUP BY target_document_id",
-                fresh,
+                f"WHERE {among} GROUP BY target_document_id",
+                among_params,
             )
             top = {r[0]: float(r[1] or 0) for r in got}
-        values: list[Any] = []
+        links: list[tuple[Any, ...]] = []
         for i, (doc, loc, status) in enumerate(new, start=1):
             position = inv.get((doc, loc))
             if position is None:
                 position = top.get(doc, 0.0) + 1
                 top[doc] = position
                 inv[(doc, loc)] = position
-            values.extend([row_id, doc, loc, *([status] if scoped else []), float(i), position])
-            if drafts:
-                values.append(row_id)
-        cols = "source_id, target_document_id, target_locale, "
+            links.append((doc, loc, *([status] if scoped else []), float(i), position))
+        cols = "target_document_id, target_locale, "
         cols += "target_status, " if scoped else ""
         cols += "position, inv_position"
-        row = marks(6 if scoped else 5)
+        types = ("text", "text", *(["text"] if scoped else []), "float8", "float8")
+        picked = ", ".join(f"m.c{n}" for n in range(len(types)))
+        draft = ""
         if drafts:
             cols += f", {SOURCE_DRAFT}"
-            row += ", " + source_draft_expr(self.dialect, schema.table, "?")
-        yield execute(
-            f"INSERT INTO {self.quote(table)} ({cols}) VALUES "
-            + ", ".join([f"({row})"] * len(new)),
-            values,
-        )
+            draft = ", " + source_draft_expr(self.dialect, schema.table, "?")
+        for rows_sql, params, keep in self._param_rows(types, links):
+            # (the rows in their order: the table's, else the parameters')
+            yield execute(
+                f"INSERT INTO {self.quote(table)} (source_id, {cols}) "
+                f"SELECT ?, {picked}{draft} FROM {rows_sql}"
+                f"{keep.replace(' AND', ' WHERE', 1)}",
+                [row_id, *([row_id] if drafts else []), *params],
+            )
         if attr.relation == "oneToOne" and isinstance(schema, ContentType):
             # the other side holds at most one document too
             docs = sorted({doc for doc, _, _ in new})
+            among, among_params = self._among("target_document_id", docs)
             yield execute(
                 f"DELETE FROM {self.quote(table)} "
-                f"WHERE target_document_id IN ({marks(len(docs))}) AND source_id IN "
+                f"WHERE {among} AND source_id IN "
                 f"(SELECT id FROM {self.quote(schema.table)} WHERE document_id <> ?)",
-                [*docs, ctx.document_id],
+                [*among_params, ctx.document_id],
             )
 
     def _position_index(self, items: list[LinkKey], entry: Entry, attr: Attribute) -> int:
@@ -423,11 +437,14 @@ class LinkStore:
         positions follow the given order."""
         attr = write.attr
         cmps = components_table_name(schema)
-        rows = yield query(
-            f"SELECT cmp_id, component_type FROM {self.quote(cmps)} "
-            "WHERE entity_id = ? AND field = ?",
-            (row_id, attr.name),
-        )
+        new_row = (schema.uid, row_id) in ctx.fresh
+        rows = []
+        if not new_row:
+            rows = yield query(
+                f"SELECT cmp_id, component_type FROM {self.quote(cmps)} "
+                "WHERE entity_id = ? AND field = ?",
+                (row_id, attr.name),
+            )
         owned = {(int(r[0]), str(r[1])) for r in rows}
         kept: set[tuple[int, str]] = set()
         for item in write.items:
@@ -446,11 +463,21 @@ class LinkStore:
                     f"Some of the provided components in {attr.name} are not related to the entity"
                 )
             kept.add(key)
-        yield from self._delete_components(sorted(owned - kept))
-        yield execute(
-            f"DELETE FROM {self.quote(cmps)} WHERE entity_id = ? AND field = ?", (row_id, attr.name)
-        )
-        for i, item in enumerate(write.items, start=1):
+        if not new_row:
+            yield from self._delete_components(sorted(owned - kept))
+            yield execute(
+                f"DELETE FROM {self.quote(cmps)} WHERE entity_id = ? AND field = ?",
+                (row_id, attr.name),
+            )
+        # the new components' rows: one multi-row INSERT per component table (per chunk of
+        # a power of two rows), every scalar column named (those not given NULL, as an
+        # INSERT that leaves them out makes them)
+        comp_ids: list[int] = [0] * len(write.items)
+        fresh: dict[str, list[int]] = defaultdict(list)
+        # PostgreSQL: the kept components' new values, by table and columns set
+        changed: dict[tuple[str, tuple[str, ...]], list[tuple[int, dict[str, Any]]]]
+        changed = defaultdict(list)
+        for n, item in enumerate(write.items):
             comp, written = item.component, item.written
             values = {
                 a.column: a.kind.to_db(v, self.dialect)
@@ -458,26 +485,107 @@ class LinkStore:
                 if a.column is not None
             }
             if item.id is not None:
-                comp_id = int(item.id)
-                if values:
+                comp_ids[n] = int(item.id)
+                if values and self.dialect.arrays:
+                    changed[(comp.uid, tuple(values))].append((comp_ids[n], values))
+                elif values:
                     sets = ", ".join(f"{self.quote(c)} = ?" for c in values)
                     yield execute(
                         f"UPDATE {self.quote(comp.table)} SET {sets} WHERE id = ?",
-                        [*values.values(), comp_id],
+                        [*values.values(), comp_ids[n]],
                     )
-            elif values:
-                cols = ", ".join(self.quote(c) for c in values)
-                comp_id = yield from self.dialect.insert_id(
-                    f"INSERT INTO {self.quote(comp.table)} ({cols}) VALUES ({marks(len(values))})",
-                    list(values.values()),
-                )
+            elif any(a.column is not None for a in comp.scalar_attributes):
+                fresh[comp.uid].append(n)
             else:
-                comp_id = yield from self.dialect.insert_default_id(comp.table)
-            yield _link_component(self.quote(cmps), row_id, comp_id, comp.uid, attr.name, float(i))
-            if written.links:
-                yield from self.apply(comp, comp_id, written.links, ctx)
+                comp_ids[n] = yield from self.dialect.insert_default_id(comp.table)
+        for (uid, columns), updates in changed.items():
+            yield from self._update_components(self.registry.components[uid], columns, updates)
+        for uid, numbers in fresh.items():
+            comp = self.registry.components[uid]
+            made = yield from self._insert_components(comp, [write.items[n] for n in numbers])
+            for n, new_id in zip(numbers, made, strict=True):
+                comp_ids[n] = new_id
+        links = [
+            (row_id, comp_ids[n], item.component.uid, attr.name, float(n + 1))
+            for n, item in enumerate(write.items)
+        ]
+        types = ("bigint", "bigint", "text", "text", "float8")
+        for rows_sql, params, keep in self._param_rows(types, links) if links else []:
+            yield execute(
+                f"INSERT INTO {self.quote(cmps)} (entity_id, cmp_id, component_type, field, "
+                f"position) SELECT m.c0, m.c1, m.c2, m.c3, m.c4 FROM {rows_sql}"
+                f"{keep.replace(' AND', ' WHERE', 1)}",
+                params,
+            )
+        for n, item in enumerate(write.items):
+            if item.written.links:
+                if item.id is None:
+                    ctx.fresh.add((item.component.uid, comp_ids[n]))
+                yield from self.apply(item.component, comp_ids[n], item.written.links, ctx)
 
-    def _media(self, schema: Schema, row_id: int, write: MediaWrite) -> Program:
+    def _update_components(
+        self,
+        comp: Component,
+        columns: tuple[str, ...],
+        updates: list[tuple[int, dict[str, Any]]],
+    ) -> Program:
+        """Sets `columns` of the component rows of `updates` ((id, values) pairs) in one
+        UPDATE ... FROM unnest of one array per column, in the columns' own types
+        (PostgreSQL)."""
+        types = {str(a.column): a.kind.column_type(a, self.dialect) for a in comp.scalar_attributes}
+        table = self.quote(comp.table)
+        casts = ", ".join(["?::bigint[]", *(f"?::{types[c]}[]" for c in columns)])
+        names = ", ".join(["id", *(f"c{i}" for i in range(len(columns)))])
+        sets = ", ".join(f"{self.quote(c)} = m.c{i}" for i, c in enumerate(columns))
+        arrays = [[i for i, _ in updates], *([v[c] for _, v in updates] for c in columns)]
+        yield execute(
+            f"UPDATE {table} SET {sets} FROM unnest({casts}) AS m({names}) WHERE {table}.id = m.id",
+            arrays,
+        )
+
+    def _insert_components(self, comp: Component, items: list[Any]) -> Program:
+        """Inserts a component row for each of `items` (component entries), in order: their
+        ids. PostgreSQL: one INSERT of one array per column (`unnest`, in the columns' own
+        types); elsewhere one multi-row INSERT per chunk of a power of two rows (at most 64),
+        so that few texts are prepared."""
+        attrs = [a for a in comp.scalar_attributes if a.column is not None]
+        names = ", ".join(self.quote(str(a.column)) for a in attrs)
+        table = self.quote(comp.table)
+        rows = []
+        for item in items:
+            given = {
+                a.column: a.kind.to_db(v, self.dialect)
+                for a, v in item.written.values.items()
+                if a.column is not None
+            }
+            rows.append([given.get(a.column) for a in attrs])
+        if self.dialect.arrays:
+            arrays = [[r[i] for r in rows] for i in range(len(attrs))]
+            casts = ", ".join(f"?::{a.kind.column_type(a, self.dialect)}[]" for a in attrs)
+            picked = ", ".join(f"m.c{i}" for i in range(len(attrs)))
+            made: list[int] = yield from self.dialect.insert_ids(
+                f"INSERT INTO {table} ({names}) SELECT {picked} FROM unnest({casts}) "
+                f"WITH ORDINALITY AS m({picked.replace('m.', '')}, n) ORDER BY m.n",
+                arrays,
+                len(rows),
+            )
+            return made
+        ids: list[int] = []
+        row = f"({marks(len(attrs))})"
+        while len(ids) < len(rows):
+            size = 1 << min((len(rows) - len(ids)).bit_length() - 1, 6)
+            chunk = rows[len(ids) : len(ids) + size]
+            new: list[int] = yield from self.dialect.insert_ids(
+                f"INSERT INTO {table} ({names}) VALUES " + ", ".join([row] * size),
+                [v for r in chunk for v in r],
+                size,
+            )
+            ids.extend(new)
+        return ids
+
+    def _media(
+        self, schema: Schema, row_id: int, write: MediaWrite, fresh: bool = False
+    ) -> Program:
         """Links the files of a media field (named by id or documentId), after checking
         that each exists and is of an allowed type."""
         attr = write.attr
@@ -487,14 +595,16 @@ class LinkStore:
             numbers = [f for f in given if isinstance(f, int)]
             documents = [f for f in given if isinstance(f, str)]
             where = []
-            if numbers:
-                where.append(f"id IN ({marks(len(numbers))})")
-            if documents:
-                where.append(f"document_id IN ({marks(len(documents))})")
+            params: list[Any] = []
+            for column, values in (("id", numbers), ("document_id", documents)):
+                if values:
+                    term, term_params = self._among(column, values)
+                    where.append(term)
+                    params.extend(term_params)
             rows = yield query(
                 f"SELECT id, document_id, mime FROM {self.quote(FILES_TABLE)} WHERE "
                 + " OR ".join(where),
-                [*numbers, *documents],
+                params,
             )
             found = {int(r[0]): r[2] or "" for r in rows}
             by_document = {str(r[1]): int(r[0]) for r in rows}
@@ -517,21 +627,21 @@ class LinkStore:
                     ids.append(fid)
             if errors:
                 raise validation_failed(errors)
-        yield execute(
-            f"DELETE FROM {self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND "
-            "related_id = ? AND field = ?",
-            (schema.uid, row_id, attr.name),
-        )
-        if ids:
-            values: list[Any] = []
-            for i, fid in enumerate(ids, start=1):
-                values.extend([fid, row_id, schema.uid, attr.name, float(i)])
+        if not fresh:
             yield execute(
-                f"INSERT INTO {self.quote(FILES_LINK_TABLE)} (file_id, related_id, "
-                "related_type, field, position) VALUES "
-                + ", ".join(["(?, ?, ?, ?, ?)"] * len(ids)),
-                values,
+                f"DELETE FROM {self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND "
+                "related_id = ? AND field = ?",
+                (schema.uid, row_id, attr.name),
             )
+        if ids:
+            rows = [(fid, float(i)) for i, fid in enumerate(ids, start=1)]
+            for rows_sql, params, keep in self._param_rows(("bigint", "float8"), rows):
+                yield execute(
+                    f"INSERT INTO {self.quote(FILES_LINK_TABLE)} (file_id, related_id, "
+                    f"related_type, field, position) SELECT m.c0, ?, ?, ?, m.c1 FROM {rows_sql}"
+                    f"{keep.replace(' AND', ' WHERE', 1)}",
+                    [row_id, schema.uid, attr.name, *params],
+                )
 
     # ------------------------------------------------------------------ copy and delete
     def copy(
@@ -539,59 +649,308 @@ class LinkStore:
     ) -> Program:
         """Copies the relations, components and media of one row to another (publishing), or
         only those of `fields` (sharing values between locales)."""
+        yield from self._copy_rows(schema, [(from_id, to_id)], fields)
+
+    def _copy_rows(
+        self, schema: Schema, pairs: list[tuple[int, int]], fields: list[str] | None = None
+    ) -> Program:
+        """Copies the links of each row `a` of `(a, b)` pairs to row `b`: a number of
+        statements that depends on the schema, not on how many rows or links there are (the
+        rows of many pairs are named by one parameter table, `_param_rows`)."""
         attrs = [a for a in schema.attributes.values() if fields is None or a.name in fields]
         only, only_params = _fields_clause(fields)
+        q = self.quote
+        one = len(pairs) == 1
         for attr in attrs:
-            if relation_owner(attr):
-                table = link_table_name(schema, attr)
-                cols = "target_document_id, target_locale, position, inv_position"
-                if status_scoped(schema, attr, self.registry):
-                    cols += ", target_status"
-                if source_drafts(schema):
-                    # the copy's own status (publishing copies a draft's links)
-                    yield execute(
-                        f"INSERT INTO {self.quote(table)} (source_id, {cols}, {SOURCE_DRAFT}) "
-                        f"SELECT ?, {cols}, {source_draft_expr(self.dialect, schema.table, '?')} "
-                        f"FROM {self.quote(table)} "
-                        "WHERE source_id = ?",
-                        (to_id, to_id, from_id),
-                    )
-                    continue
+            if not relation_owner(attr):
+                continue
+            table = q(link_table_name(schema, attr))
+            cols = ["target_document_id", "target_locale", "position", "inv_position"]
+            if status_scoped(schema, attr, self.registry):
+                cols.append("target_status")
+            names = ", ".join(cols)
+            picked = ", ".join(f"l.{c}" for c in cols)
+            # the copy's own status (publishing copies a draft's links)
+            drafts = source_drafts(schema)
+            if one:
+                from_id, to_id = pairs[0]
+                draft = f", {source_draft_expr(self.dialect, schema.table, '?')}" if drafts else ""
                 yield execute(
-                    f"INSERT INTO {self.quote(table)} (source_id, {cols}) SELECT ?, {cols} "
-                    f"FROM {self.quote(table)} WHERE source_id = ?",
-                    (to_id, from_id),
+                    f"INSERT INTO {table} (source_id, {names}"
+                    f"{f', {SOURCE_DRAFT}' if drafts else ''}) "
+                    f"SELECT ?, {picked}{draft} FROM {table} l WHERE l.source_id = ? ORDER BY l.id",
+                    (to_id, *([to_id] if drafts else []), from_id),
+                )
+                continue
+            for rows_sql, params, keep in self._param_rows(("bigint", "bigint"), pairs):
+                draft = (
+                    f", {source_draft_expr(self.dialect, schema.table, 'm.c1')}" if drafts else ""
+                )
+                yield execute(
+                    f"INSERT INTO {table} (source_id, {names}"
+                    f"{f', {SOURCE_DRAFT}' if drafts else ''}) "
+                    f"SELECT m.c1, {picked}{draft} FROM {rows_sql} "
+                    f"JOIN {table} l ON l.source_id = m.c0{keep} ORDER BY l.id",
+                    params,
                 )
         if any(a.type == "media" for a in attrs):
-            yield execute(
-                f"INSERT INTO {self.quote(FILES_LINK_TABLE)} "
-                "(file_id, related_id, related_type, field, position) "
-                "SELECT file_id, ?, related_type, field, position FROM "
-                f"{self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND related_id = ?{only}",
-                (to_id, schema.uid, from_id, *only_params),
-            )
-        if any(a.type in ("component", "dynamiczone") for a in attrs):
-            cmps = components_table_name(schema)
-            rows = yield query(
-                f"SELECT cmp_id, component_type, field, position FROM {self.quote(cmps)} "
-                f"WHERE entity_id = ?{only} ORDER BY id",
-                (from_id, *only_params),
-            )
-            for cmp_id, uid, fld, position in rows:
-                comp = self.registry.components[uid]
-                cols = ", ".join(
-                    self.quote(a.column) for a in comp.scalar_attributes if a.column is not None
+            files = q(FILES_LINK_TABLE)
+            head = f"INSERT INTO {files} (file_id, related_id, related_type, field, position) "
+            if one:
+                yield execute(
+                    f"{head}SELECT file_id, ?, related_type, field, position FROM {files} "
+                    f"WHERE related_type = ? AND related_id = ?{only} ORDER BY id",
+                    (pairs[0][1], schema.uid, pairs[0][0], *only_params),
                 )
-                if cols:
-                    new_id = yield from self.dialect.insert_id(
-                        f"INSERT INTO {self.quote(comp.table)} ({cols}) SELECT {cols} FROM "
-                        f"{self.quote(comp.table)} WHERE id = ?",
-                        (cmp_id,),
+            else:
+                for rows_sql, params, keep in self._param_rows(("bigint", "bigint"), pairs):
+                    yield execute(
+                        f"{head}SELECT f.file_id, m.c1, f.related_type, f.field, f.position "
+                        f"FROM {rows_sql} JOIN {files} f ON f.related_type = ? "
+                        f"AND f.related_id = m.c0{keep}{only.replace('field', 'f.field')} "
+                        "ORDER BY f.id",
+                        [*params, schema.uid, *only_params],
                     )
-                else:
-                    new_id = yield from self.dialect.insert_default_id(comp.table)
-                yield _link_component(self.quote(cmps), to_id, new_id, uid, fld, position)
-                yield from self.copy(comp, int(cmp_id), new_id)
+        if any(a.type in ("component", "dynamiczone") for a in attrs):
+            yield from self._copy_components(schema, pairs, only, only_params)
+
+    def _copy_components(
+        self, schema: Schema, pairs: list[tuple[int, int]], only: str, only_params: list[str]
+    ) -> Program:
+        """The components of rows `a` copied (their rows, then their own links) for rows
+        `b`: one INSERT per component type present, one for the links."""
+        q = self.quote
+        cmps = q(components_table_name(schema))
+        if len(pairs) == 1:
+            rows = yield query(
+                f"SELECT entity_id, cmp_id, component_type, field, position FROM {cmps} "
+                f"WHERE entity_id = ?{only} ORDER BY id",
+                (pairs[0][0], *only_params),
+            )
+        else:
+            rows = []
+            for rows_sql, params, keep in self._param_rows(("bigint",), [(a,) for a, _ in pairs]):
+                got = yield query(
+                    "SELECT l.entity_id, l.cmp_id, l.component_type, l.field, l.position "
+                    f"FROM {rows_sql} JOIN {cmps} l ON l.entity_id = m.c0{keep}"
+                    f"{only.replace('field', 'l.field')} ORDER BY l.id",
+                    [*params, *only_params],
+                )
+                rows.extend(got)
+        if not rows:
+            return
+        target = dict(pairs)
+        by_type: dict[str, list[int]] = defaultdict(list)
+        for _, cmp_id, uid, _, _ in rows:
+            by_type[str(uid)].append(int(cmp_id))
+        new_of: dict[tuple[str, int], int] = {}
+        for uid, old_ids in by_type.items():
+            comp = self.registry.components[uid]
+            mapped = yield from self._copy_component_rows(comp, sorted(old_ids))
+            new_of.update(((uid, old), new) for old, new in mapped.items())
+            if _has_links(comp):
+                yield from self._copy_rows(comp, sorted(mapped.items()))
+        links = [
+            (target[int(entity)], new_of[(str(uid), int(cmp_id))], uid, fld, float(position))
+            for entity, cmp_id, uid, fld, position in rows
+        ]
+        for rows_sql, params, keep in self._param_rows(
+            ("bigint", "bigint", "text", "text", "float8"), links
+        ):
+            yield execute(
+                f"INSERT INTO {cmps} (entity_id, cmp_id, component_type, field, position) "
+                f"SELECT m.c0, m.c1, m.c2, m.c3, m.c4 FROM {rows_sql}"
+                f"{keep.replace(' AND', ' WHERE', 1)}",
+                params,
+            )
+
+    # ------------------------------------------------------------------ versions in one statement
+    def whole_copy(self, schema: Schema) -> bool:
+        """Whether a version of `schema` is deleted and copied in one statement each
+        (`delete_version_sql`, `copy_version_ctes`): where the database runs writes in WITH,
+        and its components hold no components of their own."""
+        return self.dialect.writable_ctes and not any(
+            a.type in ("component", "dynamiczone")
+            for comp in self._components_of(schema)
+            for a in comp.attributes.values()
+        )
+
+    def _components_of(self, schema: Schema) -> list[Component]:
+        """The component types a row of `schema` may hold, in a stable order."""
+        uids: dict[str, None] = {}
+        for attr in schema.attributes.values():
+            if attr.type == "component" and attr.component:
+                uids[attr.component] = None
+            elif attr.type == "dynamiczone":
+                uids.update(dict.fromkeys(attr.components))
+        return [self.registry.components[u] for u in uids if u in self.registry.components]
+
+    def delete_version_ctes(self, schema: Schema, old: str) -> list[str]:
+        """WITH parts deleting what the rows of CTE `old` (its `id`s; the rows themselves
+        deleted by it) own: their components (and what those own) and media links."""
+        q = self.quote
+        lit = self.dialect.literal
+        parts: list[str] = []
+        comps = self._components_of(schema)
+        if comps:
+            parts.append(
+                f"oc AS (SELECT cmp_id, component_type FROM {q(components_table_name(schema))} "
+                f"WHERE entity_id IN (SELECT id FROM {old}))"
+            )
+            for n, comp in enumerate(comps):
+                picked = f"(SELECT cmp_id FROM oc WHERE component_type = {lit(comp.uid)})"
+                parts.append(f"oc{n} AS (DELETE FROM {q(comp.table)} WHERE id IN {picked})")
+                if any(a.type == "media" for a in comp.attributes.values()):
+                    parts.append(
+                        f"of{n} AS (DELETE FROM {q(FILES_LINK_TABLE)} WHERE related_type = "
+                        f"{lit(comp.uid)} AND related_id IN {picked})"
+                    )
+        if any(a.type == "media" for a in schema.attributes.values()):
+            parts.append(
+                f"om AS (DELETE FROM {q(FILES_LINK_TABLE)} WHERE related_type = "
+                f"{lit(schema.uid)} AND related_id IN (SELECT id FROM {old}))"
+            )
+        return parts
+
+    def copy_version_ctes(self, schema: Schema, new: str, draft: str) -> list[str]:
+        """WITH parts copying the relations, media links and components of the row whose id
+        is the parameter `?` (each part binds it once, in order) to the row of CTE `new` (its
+        `id`), whose `source_draft` is `draft` (an SQL term). Component rows take their new
+        ids from their tables' sequences, in the statement."""
+        q = self.quote
+        lit = self.dialect.literal
+        files = q(FILES_LINK_TABLE)
+        to = f"(SELECT id FROM {new})"
+        parts: list[str] = []
+        for n, attr in enumerate(a for a in schema.attributes.values() if relation_owner(a)):
+            table = q(link_table_name(schema, attr))
+            cols = ["target_document_id", "target_locale", "position", "inv_position"]
+            if status_scoped(schema, attr, self.registry):
+                cols.append("target_status")
+            extra = f", {SOURCE_DRAFT}" if source_drafts(schema) else ""
+            value = f", {draft}" if extra else ""
+            parts.append(
+                f"cr{n} AS (INSERT INTO {table} (source_id, {', '.join(cols)}{extra}) "
+                f"SELECT {to}, {', '.join(f'l.{c}' for c in cols)}{value} FROM {table} l "
+                "WHERE l.source_id = ? ORDER BY l.id)"
+            )
+        head = f"INSERT INTO {files} (file_id, related_id, related_type, field, position)"
+        if any(a.type == "media" for a in schema.attributes.values()):
+            parts.append(
+                f"cm AS ({head} SELECT f.file_id, {to}, f.related_type, f.field, f.position "
+                f"FROM {files} f WHERE f.related_type = {lit(schema.uid)} AND f.related_id = ? "
+                "ORDER BY f.id)"
+            )
+        comps = self._components_of(schema)
+        if not comps:
+            return parts
+        cmps = q(components_table_name(schema))
+        draws = " ".join(
+            f"WHEN {lit(c.uid)} THEN nextval(pg_get_serial_sequence({lit(q(c.table))}, 'id'))"
+            for c in comps
+        )
+        parts.append(
+            "cc AS (SELECT l.id AS lid, l.cmp_id, l.component_type, l.field, l.position, "
+            f"CASE l.component_type {draws} END AS new_id FROM {cmps} l WHERE l.entity_id = ?)"
+        )
+        for n, comp in enumerate(comps):
+            mine = f"cc.component_type = {lit(comp.uid)}"
+            cols = [q(a.column) for a in comp.scalar_attributes if a.column is not None]
+            parts.append(
+                f"cc{n} AS (INSERT INTO {q(comp.table)} (id{''.join(', ' + c for c in cols)}) "
+                f"SELECT cc.new_id{''.join(', c.' + c for c in cols)} FROM cc "
+                f"JOIN {q(comp.table)} c ON c.id = cc.cmp_id WHERE {mine})"
+            )
+            if any(a.type == "media" for a in comp.attributes.values()):
+                parts.append(
+                    f"cf{n} AS ({head} SELECT f.file_id, cc.new_id, f.related_type, f.field, "
+                    f"f.position FROM cc JOIN {files} f ON f.related_type = {lit(comp.uid)} "
+                    f"AND f.related_id = cc.cmp_id WHERE {mine} ORDER BY f.id)"
+                )
+            for k, attr in enumerate(a for a in comp.attributes.values() if relation_owner(a)):
+                table = q(link_table_name(comp, attr))
+                cols = ["target_document_id", "target_locale", "position", "inv_position"]
+                if status_scoped(comp, attr, self.registry):
+                    cols.append("target_status")
+                parts.append(
+                    f"cr{n}x{k} AS (INSERT INTO {table} (source_id, {', '.join(cols)}) "
+                    f"SELECT cc.new_id, {', '.join(f'l.{c}' for c in cols)} FROM cc "
+                    f"JOIN {table} l ON l.source_id = cc.cmp_id WHERE {mine} ORDER BY l.id)"
+                )
+        parts.append(
+            f"ck AS (INSERT INTO {cmps} (entity_id, cmp_id, component_type, field, position) "
+            f"SELECT {to}, cc.new_id, cc.component_type, cc.field, cc.position FROM cc "
+            # (a link to a component type the model no longer has is not copied)
+            "WHERE cc.new_id IS NOT NULL ORDER BY cc.lid)"
+        )
+        return parts
+
+    def _copy_component_rows(self, comp: Component, old_ids: list[int]) -> Program:
+        """Copies the rows `old_ids` (ascending) of a component table: {old id: new id}.
+        One INSERT ... SELECT in id order where the database answers the ids it made
+        (RETURNING): they rise in the order the rows were inserted."""
+        cols = ", ".join(
+            self.quote(a.column) for a in comp.scalar_attributes if a.column is not None
+        )
+        table = self.quote(comp.table)
+        new_of: dict[int, int] = {}
+        if cols and self.dialect.returning:
+            picked = ", ".join(f"c.{c}" for c in cols.split(", "))
+            for rows_sql, params, keep in self._param_rows(("bigint",), [(i,) for i in old_ids]):
+                rows = yield query(
+                    f"INSERT INTO {table} ({cols}) SELECT {picked} FROM {rows_sql} "
+                    f"JOIN {table} c ON c.id = m.c0{keep} ORDER BY c.id RETURNING id",
+                    params,
+                )
+                made = sorted(int(r[0]) for r in rows)
+                done = len(new_of)
+                new_of.update(zip(old_ids[done : done + len(made)], made, strict=True))
+            return new_of
+        for old in old_ids:
+            if cols:
+                new_id = yield from self.dialect.insert_id(
+                    f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {table} WHERE id = ?",
+                    (old,),
+                )
+            else:
+                new_id = yield from self.dialect.insert_default_id(comp.table)
+            new_of[old] = int(new_id)
+        return new_of
+
+    def _among(self, col: str, values: list[Any]) -> tuple[str, list[Any]]:
+        """`dialect.one_of`, its IN list (where the database has no arrays) padded with its
+        last value to 1, 4, 16, 64 or a multiple of 64 values: few texts to prepare."""
+        if self.dialect.arrays or not values:
+            return self.dialect.one_of(col, values)
+        size = next((s for s in ROW_SIZES if s >= len(values)), 0)
+        size = size or -(-len(values) // CHUNK) * CHUNK
+        return self.dialect.one_of(col, [*values, *[values[-1]] * (size - len(values))])
+
+    def _param_rows(
+        self, types: tuple[str, ...], rows: list[tuple[Any, ...]]
+    ) -> list[tuple[str, list[Any], str]]:
+        """Rows of values as a table `m` (columns c0, c1, ...) in a statement: each item is
+        (the table's SQL, its parameters, the condition that keeps its real rows, as
+        ` AND ...`). PostgreSQL: one item, `unnest` of one array per column (a text
+        independent of the number of rows). Elsewhere: a UNION ALL of rows padded with
+        NULLs to one of a few sizes (so that few texts are ever prepared), one item per
+        `CHUNK` rows."""
+        if self.dialect.arrays:
+            arrays = [list(col) for col in zip(*rows, strict=True)] or [[] for _ in types]
+            args = ", ".join(f"?::{t}[]" for t in types)
+            names = ", ".join(f"c{i}" for i in range(len(types)))
+            return [(f"unnest({args}) AS m({names})", arrays, "")]
+        out = []
+        width = len(types)
+        for start in range(0, len(rows), CHUNK):
+            chunk = rows[start : start + CHUNK]
+            size = next(s for s in ROW_SIZES if s >= len(chunk))
+            first = "SELECT " + ", ".join(f"? AS c{i}" for i in range(width))
+            rest = " UNION ALL SELECT " + marks(width)
+            params = [v for r in chunk for v in r] + [None] * (width * (size - len(chunk)))
+            keep = " AND m.c0 IS NOT NULL" if size > len(chunk) else ""
+            out.append((f"({first}{rest * (size - 1)}) m", params, keep))
+        return out
 
     def delete_owned(
         self, schema: Schema, row_ids: list[int], fields: list[str] | None = None
@@ -603,25 +962,25 @@ class LinkStore:
             return
         attrs = [a for a in schema.attributes.values() if fields is None or a.name in fields]
         only, only_params = _fields_clause(fields)
-        rows_in = f"IN ({marks(len(row_ids))})"
+        rows_in, rows_params = self._among("entity_id", row_ids)
         if any(a.type in ("component", "dynamiczone") for a in attrs):
             cmps = components_table_name(schema)
             rows = yield query(
-                f"SELECT cmp_id, component_type FROM {self.quote(cmps)} "
-                f"WHERE entity_id {rows_in}{only}",
-                [*row_ids, *only_params],
+                f"SELECT cmp_id, component_type FROM {self.quote(cmps)} WHERE {rows_in}{only}",
+                [*rows_params, *only_params],
             )
             yield from self._delete_components(rows)
             if fields is not None:
                 yield execute(
-                    f"DELETE FROM {self.quote(cmps)} WHERE entity_id {rows_in}{only}",
-                    [*row_ids, *only_params],
+                    f"DELETE FROM {self.quote(cmps)} WHERE {rows_in}{only}",
+                    [*rows_params, *only_params],
                 )
         if any(a.type == "media" for a in attrs):
+            related, related_params = self._among("related_id", row_ids)
             yield execute(
                 f"DELETE FROM {self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND "
-                f"related_id {rows_in}{only}",
-                [schema.uid, *row_ids, *only_params],
+                f"{related}{only}",
+                [schema.uid, *related_params, *only_params],
             )
 
     def _delete_components(self, rows: list[Any]) -> Program:
@@ -631,9 +990,8 @@ class LinkStore:
         for uid, ids in by_type.items():
             comp: Component = self.registry.components[uid]
             yield from self.delete_owned(comp, ids)
-            yield execute(
-                f"DELETE FROM {self.quote(comp.table)} WHERE id IN ({marks(len(ids))})", ids
-            )
+            where, params = self._among("id", ids)
+            yield execute(f"DELETE FROM {self.quote(comp.table)} WHERE {where}", params)
 
     def detach(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
         """Removes links that point at a deleted document (or one deleted locale of it)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from folio.content.sql.layout import sort_indexes, version_terms
 from folio.content.sql.links import LinkStore, WriteContext
@@ -18,6 +18,9 @@ from folio.schema.model import Attribute, ContentType, Registry
 from folio.schema.values import now_utc
 from folio.store.dialects.base import Dialect
 from folio.store.program import Program, execute, marks, query
+
+if TYPE_CHECKING:
+    from folio.content.sql.reads import Reads
 
 
 def _unique_lock(
@@ -35,6 +38,18 @@ def _lock_key(text: str) -> int:
     )
 
 
+class Published:
+    """A publication's new version: its row id, its row when the copy answered it (as
+    `read_back` selects it), the document's versions in other locales when asked."""
+
+    __slots__ = ("id", "others", "row")
+
+    def __init__(self, row_id: int, row: Any = None) -> None:
+        self.id = row_id
+        self.row = row
+        self.others: list[tuple[int, bool]] = []
+
+
 class Versions:
     """Shared by the write programs (`Writes`)."""
 
@@ -44,6 +59,10 @@ class Versions:
     default_locale: str
     links: LinkStore
     _insert_sql: dict[tuple[str, tuple[str, ...], str], str]
+    reads: Reads
+    # per content type (and whether they answer the other locales' versions): a
+    # publication's two statements (`_publish_whole`)
+    _whole_sql: dict[tuple[str, bool], tuple[str, str, int]]
 
     def _locale_for(self, ct: ContentType, locale: str | None) -> str | None:
         if not ct.localized:
@@ -178,12 +197,14 @@ class Versions:
         locale: str | None,
         draft_only: bool,
         sibling: bool = False,
+        answer: list[Published] | None = None,
     ) -> Program:
         """Inserts a new version (a new document, a new locale of one, or the first version of
         a single type) with its links, and publishes it unless `draft_only`. For a new locale
         or single type reached through an update, `data` must also be a valid create. A new
         locale of an existing document (`sibling`) takes the values of its non-localized
-        attributes from the other locales."""
+        attributes from the other locales. `answer` gets the publication (`Published`) when
+        there is one."""
         source_id: int | None = None
         sent = {*written.values, *(w.attr for w in written.links)}
         if data is not None:
@@ -214,6 +235,7 @@ class Versions:
         row_id = yield from self._insert(ct, self._new_row(ct, document_id, written, locale, now))
         if written.links:
             ctx = WriteContext(document_id, locale, self.default_locale, d)
+            ctx.fresh.add((ct.uid, row_id))
             yield from self.links.apply(ct, row_id, written.links, ctx)
         others: list[tuple[int, bool]] = []
         if source_id is not None:
@@ -225,8 +247,14 @@ class Versions:
             draft = True if ct.draft_and_publish else None
             yield from self._share(ct, row_id, others, draft, sent)
         if ct.draft_and_publish and not draft_only:
-            row_id = yield from self._publish_row(ct, document_id, row_id, locale, now)
+            # (a new document has no published version to replace)
+            published = yield from self._publish_row(
+                ct, document_id, row_id, locale, now, answer=True, first=not sibling
+            )
+            row_id = published.id
             yield from self._share(ct, row_id, others, False)
+            if answer is not None:
+                answer.append(published)
         return row_id
 
     def _sharing_source(self, ct: ContentType, document_id: str) -> Program:
@@ -259,14 +287,25 @@ class Versions:
 
     def _check_publishable(self, ct: ContentType, row_id: int) -> Program:
         """A draft may leave required attributes empty; its publication may not."""
-        required = [a for a in ct.scalar_attributes if a.required and a.column is not None]
-        if not required:
+        columns = self._required_columns(ct)
+        if not columns:
             return
-        cols = ", ".join(self.quote(str(a.column)) for a in required)
+        cols = ", ".join(self.quote(c) for c in columns)
         rows = yield query(f"SELECT {cols} FROM {self.quote(ct.table)} WHERE id = ?", (row_id,))
+        self._publishable(ct, list(rows[0]))
+
+    def _required_columns(self, ct: ContentType) -> list[str]:
+        """The columns of the required scalar attributes (`_publishable` checks their
+        values)."""
+        return [str(a.column) for a in ct.scalar_attributes if a.required and a.column is not None]
+
+    def _publishable(self, ct: ContentType, values: list[Any]) -> None:
+        """Raises the validation error of the required attributes whose `values` (of
+        `_required_columns`, in order) are empty."""
+        required = [a for a in ct.scalar_attributes if a.required and a.column is not None]
         errors = [
             missing_error(ct, a, [a.name])
-            for a, v in zip(required, rows[0], strict=True)
+            for a, v in zip(required, values, strict=True)
             if v is None
         ]
         if errors:
@@ -341,13 +380,54 @@ class Versions:
         return str(rows[0][0]) if rows else None
 
     def _publish_row(
-        self, ct: ContentType, document_id: str, draft_id: int, locale: str | None, now: Any
+        self,
+        ct: ContentType,
+        document_id: str,
+        draft_id: int,
+        locale: str | None,
+        now: Any,
+        others: bool = False,
+        answer: bool = False,
+        first: bool = False,
     ) -> Program:
         """Replaces the published version with a copy of the draft (its updatedAt the
-        draft's)."""
+        draft's); the new version's id, with the document's `others` versions (the other
+        locales', as `_other_locales` gives them) when asked, and its row (as `read_back`
+        selects it) when `answer` and the copy gave it at once. `first`: there is no
+        published version yet (a new document's)."""
         where, params = self._version_where(ct, document_id, locale, True)
-        old = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
-        old_ids = [int(r[0]) for r in old]
+        if self.links.whole_copy(ct):
+            published = yield from self._publish_whole(
+                ct,
+                where,
+                params,
+                draft_id,
+                now,
+                (document_id, locale) if others else None,
+                first and not others,
+            )
+            return published if answer else published.id
+        result = yield from self._publish_copy(ct, where, params, draft_id, now, first, answer)
+        if others:
+            result.others = yield from self._other_locales(ct, document_id, locale)
+        return result if answer else result.id
+
+    def _publish_copy(
+        self,
+        ct: ContentType,
+        where: str,
+        params: list[Any],
+        draft_id: int,
+        now: Any,
+        first: bool = False,
+        answer: bool = False,
+    ) -> Program:
+        """`_publish_row` statement by statement: its Published (with the new row where
+        `answer` and the INSERT can answer it)."""
+        old_ids: list[int] = []
+        if not first:
+            old = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
+            old_ids = [int(r[0]) for r in old]
         if old_ids:
             yield from self.links.delete_owned(ct, old_ids)
             yield execute(f"DELETE FROM {self.quote(ct.table)} WHERE {where}", params)
@@ -360,10 +440,75 @@ class Versions:
         names = ", ".join(self.quote(c) for c in cols)
         # the published version was last changed when its draft was (as the reference:
         # a draft changed after its publication is then the one updated later)
-        new_id = yield from self.dialect.insert_id(
+        insert = (
             f"INSERT INTO {self.quote(ct.table)} ({names}, updated_at, published_at) "
-            f"SELECT {names}, updated_at, ? FROM {self.quote(ct.table)} WHERE id = ?",
-            [now, draft_id],
+            f"SELECT {names}, updated_at, ? FROM {self.quote(ct.table)} WHERE id = ?"
         )
-        yield from self.links.copy(ct, draft_id, new_id)
-        return new_id
+        if answer and self.dialect.returning:
+            sel = self.reads.reader(ct).selection(None, self.quote(ct.table))
+            rows = yield query(f"{insert} RETURNING {sel.sql}", [now, draft_id])
+            result = Published(int(rows[0][0]), rows[0])
+        else:
+            new_id = yield from self.dialect.insert_id(insert, [now, draft_id])
+            result = Published(int(new_id))
+        yield from self.links.copy(ct, draft_id, result.id)
+        return result
+
+    def _published_columns(self, ct: ContentType) -> str:
+        """The columns a published version takes from its draft as they are."""
+        cols = [
+            "document_id",
+            *[a.column for a in ct.scalar_attributes if a.column is not None],
+            "created_at",
+            "locale",
+        ]
+        return ", ".join(self.quote(c) for c in cols)
+
+    def _publish_whole(
+        self,
+        ct: ContentType,
+        where: str,
+        params: list[Any],
+        draft_id: int,
+        now: Any,
+        others_of: tuple[str, str | None] | None,
+        first: bool = False,
+    ) -> Program:
+        """`_publish_row` in two statements, whatever the number of links and components:
+        one deletes the published version with what it owns (and answers the document's
+        versions in other locales, for `others_of` (documentId, locale) where the type
+        shares attributes between locales), one copies the draft with its relations, media
+        links and components (`LinkStore.whole_copy`) and answers the new row."""
+        sharing = others_of is not None and bool(shared_attributes(ct))
+        key = (ct.uid, sharing)
+        sqls = self._whole_sql.get(key)
+        if sqls is None:
+            t = self.quote(ct.table)
+            parts = self.links.delete_version_ctes(ct, "old")
+            drop = f"WITH old AS (DELETE FROM {t} WHERE {where} RETURNING id)"
+            drop += "".join(f", {p}" for p in parts)
+            if sharing:
+                # (the deleted version is in this locale: not among these)
+                drop += f" SELECT id, published_at IS NULL FROM {t} "
+                drop += "WHERE document_id = ? AND locale <> ?"
+            else:
+                drop += " SELECT count(*) FROM old"
+            names = self._published_columns(ct)
+            parts = self.links.copy_version_ctes(ct, "new", "0")
+            sel = self.reads.reader(ct).selection(None, t)
+            copy = (
+                f"WITH new AS (INSERT INTO {t} ({names}, updated_at, published_at) "
+                f"SELECT {names}, updated_at, ? FROM {t} WHERE id = ? RETURNING {sel.sql})"
+            )
+            copy += "".join(f", {p}" for p in parts) + " SELECT * FROM new"
+            sqls = (drop, copy, sum(p.count("?") for p in parts))
+            self._whole_sql[key] = sqls
+        drop, copy, sources = sqls
+        got = []
+        if not first:
+            got = yield query(drop, [*params, *(others_of if sharing and others_of else ())])
+        rows = yield query(copy, [now, draft_id, *([draft_id] * sources)])
+        published = Published(int(rows[0][0]), rows[0])
+        if sharing:
+            published.others = [(int(r[0]), bool(r[1])) for r in got]
+        return published

@@ -16,7 +16,7 @@ from folio.content.sql.links import LinkStore, WriteContext
 from folio.content.sql.load import ReadContext
 from folio.content.sql.reads import Reads
 from folio.content.sql.select import Selection
-from folio.content.sql.versions import Versions
+from folio.content.sql.versions import Published, Versions
 from folio.content.validation import WriteLimits, Written, check_size, validate_data
 from folio.errors import NotFoundError
 from folio.schema.kinds import TIMESTAMP_KIND
@@ -51,6 +51,10 @@ class Writes(Versions):
         self.quote = reads.dialect.quote
         self.default_locale = reads.default_locale
         self._insert_sql: dict[tuple[str, tuple[str, ...], str], str] = {}
+        self._whole_sql: dict[tuple[str, bool], tuple[str, str, int]] = {}
+        # a publishing update's draft, as its UPDATE answered it, while its events are
+        # described (`draft_docs`)
+        self._known_drafts: list[dict[str, Any]] | None = None
         self.links = LinkStore(reads.registry, reads.dialect)
         self.write_limits = WriteLimits()
 
@@ -90,10 +94,14 @@ class Writes(Versions):
         def program() -> Program:
             if check is not None:
                 yield from check()
+            published: list[Published] = []
             row_id = yield from self._create_version(
-                ct, new_document_id(), written, None, locale, draft_only
+                ct, new_document_id(), written, None, locale, draft_only, answer=published
             )
-            doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
+            if published:
+                doc = yield from self._answer_row(ct, published[0], populate, ctx)
+            else:
+                doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
             if tail is not None:
                 yield from tail.run(doc, True)
             return doc
@@ -234,7 +242,42 @@ class Writes(Versions):
             where, params = self._version_where(
                 ct, doc_id, locale, False if ct.draft_and_publish else None
             )
-            rows = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
+            now = TIMESTAMP_KIND.to_db(now_utc(), d)
+            values = {**self._db_values(written), "updated_at": now}
+            sets = ", ".join(f"{self.quote(c)} = ?" for c in values)
+            required: list[Any] | None = None
+            draft_docs: list[dict[str, Any]] | None = None
+            if d.update_returning:
+                # the draft updated where it is found, answering its id (and what its
+                # publication requires) in the same statement; with its whole row where the
+                # write's events describe the draft of a publication
+                wanted = self._required_columns(ct) if publishing else []
+                sel = None
+                answer = ["id"]
+                if publishing and tail is not None:
+                    sel = self.reads.reader(ct).selection(None, self.quote(ct.table))
+                    answer = [sel.sql]
+                rows = yield query(
+                    f"UPDATE {self.quote(ct.table)} SET {sets} WHERE {where} "
+                    f"RETURNING {', '.join([*answer, *(self.quote(c) for c in wanted)])}",
+                    [*values.values(), *params],
+                )
+                if rows:
+                    required = list(rows[0][len(rows[0]) - len(wanted) :])
+                    if sel is not None:
+                        draft_docs = sel.documents(rows)
+            else:
+                # (with what its publication requires: the values this update sets, else
+                # those read)
+                wanted = self._required_columns(ct) if publishing else []
+                rows = yield query(
+                    f"SELECT {', '.join(['id', *(self.quote(c) for c in wanted)])} "
+                    f"FROM {self.quote(ct.table)} WHERE {where}",
+                    params,
+                )
+                if rows and wanted:
+                    read = dict(zip(wanted, rows[0][1:], strict=True))
+                    required = [values[c] if c in values else read[c] for c in wanted]
             if not rows:
                 exists = yield query(
                     f"SELECT 1 FROM {self.quote(ct.table)} t WHERE t.document_id = ? LIMIT 1",
@@ -249,33 +292,50 @@ class Writes(Versions):
                 if tail is not None:
                     yield from tail.run(created, True)
                 return created
-            row_id = int(rows[0][0])
+            row_id = int(draft_docs[0]["id"]) if draft_docs else int(rows[0][0])
+            # (the check reads other documents' rows only: the draft's new values, when
+            # already written, are not among them)
             yield from self._check_unique(ct, written, doc_id, locale, ct.draft_and_publish)
             if publishing:
                 yield from self._check_unique(ct, written, doc_id, locale, False)
-            now = TIMESTAMP_KIND.to_db(now_utc(), d)
-            values = {**self._db_values(written), "updated_at": now}
-            sets = ", ".join(f"{self.quote(c)} = ?" for c in values)
-            yield execute(
-                f"UPDATE {self.quote(ct.table)} SET {sets} WHERE id = ?", [*values.values(), row_id]
-            )
+            if not d.update_returning:
+                yield execute(
+                    f"UPDATE {self.quote(ct.table)} SET {sets} WHERE id = ?",
+                    [*values.values(), row_id],
+                )
             if written.links:
                 ctx = WriteContext(doc_id, locale, self.default_locale, d)
                 yield from self.links.apply(ct, row_id, written.links, ctx)
             # the shared values sent become the other locales' drafts' too (the published
             # versions' when this one is published)
             sent = [*written.values, *(w.attr for w in written.links)]
-            others = yield from self._other_locales(
-                ct, doc_id, locale, None if publishing else sent
-            )
-            yield from self._share(ct, row_id, others, True if ct.draft_and_publish else None, sent)
-            if publishing:
+            if not publishing:
+                others = yield from self._other_locales(ct, doc_id, locale, sent)
+                yield from self._share(
+                    ct, row_id, others, True if ct.draft_and_publish else None, sent
+                )
+                doc = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
+                if tail is not None:
+                    yield from tail.run(doc, False)
+                return doc
+            if required is None:
                 yield from self._check_publishable(ct, row_id)
-                row_id = yield from self._publish_row(ct, doc_id, row_id, locale, now)
-                yield from self._share(ct, row_id, others, False)
-            doc = yield from self.reads.read_back(ct, row_id, populate, read_ctx)
+            else:
+                self._publishable(ct, required)
+            published = yield from self._publish_row(
+                ct, doc_id, row_id, locale, now, others=True, answer=True
+            )
+            # (the draft's shared values go to the other drafts after the publication, which
+            # does not change them)
+            yield from self._share(ct, row_id, published.others, True, sent)
+            yield from self._share(ct, published.id, published.others, False)
+            doc = yield from self._answer_row(ct, published, populate, read_ctx)
             if tail is not None:
-                yield from tail.run(doc, False)
+                self._known_drafts = draft_docs
+                try:
+                    yield from tail.run(doc, False)
+                finally:
+                    self._known_drafts = None
             return doc
 
         return dict(await self.db.write(program, light=_light(light, tail)))
@@ -299,10 +359,11 @@ class Writes(Versions):
             doc_id, draft_id = yield from self._locked_version(ct, document_id, locale, False)
             yield from self._check_publishable(ct, draft_id)
             now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
-            row_id = yield from self._publish_row(ct, doc_id, draft_id, locale, now)
-            others = yield from self._other_locales(ct, doc_id, locale)
-            yield from self._share(ct, row_id, others, False)
-            doc = yield from self.reads.read_back(ct, row_id, populate, ctx)
+            published = yield from self._publish_row(
+                ct, doc_id, draft_id, locale, now, others=True, answer=True
+            )
+            yield from self._share(ct, published.id, published.others, False)
+            doc = yield from self._answer_row(ct, published, populate, ctx)
             if tail is not None:
                 yield from tail.run(doc, False)
             return doc
@@ -419,8 +480,34 @@ class Writes(Versions):
             raise NotFoundError()
         return doc_id, int(rows[0][0])
 
+    def _answer_row(
+        self,
+        ct: ContentType,
+        published: Published,
+        populate: dict[str, Any] | None,
+        ctx: ReadContext,
+    ) -> Program:
+        """A publication's answer: the new version's row, read back unless its copy
+        answered it already."""
+        if published.row is None:
+            doc = yield from self.reads.read_back(ct, published.id, populate, ctx)
+            return doc
+        sel = self.reads.reader(ct).selection(None, self.quote(ct.table))
+        docs = sel.documents([published.row])
+        if populate:
+            yield from self.reads.populator.load(ct, docs, populate, ctx)
+        return docs[0]
+
     def draft_docs(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
-        """The draft versions of a document (of `locale`'s version when given)."""
+        """The draft versions of a document (of `locale`'s version when given); those a
+        publication's update answered already when it asks (its events')."""
+        known = self._known_drafts
+        if known is not None:
+            self._known_drafts = None
+            if all(d["documentId"] == document_id for d in known) and (
+                locale is None or all(d.get("locale") == locale for d in known)
+            ):
+                return known
         where, params = self._version_where(ct, document_id, locale, False)
         docs = yield from self.version_docs(ct, where, params)
         return docs

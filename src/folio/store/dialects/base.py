@@ -79,6 +79,10 @@ class Dialect:
     returning: ClassVar[bool] = True
     # UPDATE ... RETURNING (MariaDB has INSERT/DELETE ... RETURNING but not this one)
     update_returning: ClassVar[bool] = True
+    # data-modifying statements in WITH (`WITH a AS (DELETE ... RETURNING id) INSERT ...`),
+    # whose changes the foreign keys check at the statement's end, and identity sequences
+    # a statement may draw from (`nextval`): a publish is then two statements
+    writable_ctes: ClassVar[bool] = False
     # writes run one at a time (SQLite's one writer): a write's check-then-insert needs no
     # lock, and `lock` yields nothing
     one_writer: ClassVar[bool] = False

@@ -89,6 +89,7 @@ class PostgresDialect(Dialect):
     arrays = True
     returning = True
     update_returning = True
+    writable_ctes = True
     one_writer = False
     embedded = False
     index_hints = False
