@@ -27,6 +27,7 @@ import atexit
 import contextlib
 import hashlib
 import json
+import re
 import secrets
 import shutil
 import socket
@@ -49,6 +50,8 @@ REGION = "us-east-1"
 # without a signature there, as a `public-read` bucket's do on S3
 PUBLIC_BUCKET = "public"
 START_TIMEOUT = 90.0
+# the store's answer when one of its ports is taken as it starts
+TAKEN = re.compile(r"Port allocation failed: .*\(specified by flag (\S+)\)")
 # SeaweedFS components, each with an HTTP and a gRPC port of its own
 PORT_FLAGS = (
     "master.port",
@@ -89,6 +92,16 @@ def free_ports(count: int) -> list[int]:
             s.close()
 
 
+def bindable(port: int) -> bool:
+    """Whether nothing holds `port` on 127.0.0.1 now."""
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def closed_endpoint() -> str:
     """An http://127.0.0.1:PORT address nothing listens on (a store that is down)."""
     [port] = free_ports(1)
@@ -111,6 +124,30 @@ class S3Server:
 
     # ------------------------------------------------------------------ life
     def start(self) -> None:
+        """Starts the store; a restart keeps its S3 port (its endpoint). Its inner ports
+        may have been taken meanwhile (other test processes pick free ports too): those
+        are chosen anew, and the start is tried again when one is taken as it starts."""
+        for attempt in range(3):
+            if self.ports:
+                for flag, port in self.ports.items():
+                    if flag != "s3.port" and not bindable(port):
+                        self.ports[flag] = free_ports(1)[0]
+            try:
+                self._start()
+                return
+            except RuntimeError as exc:
+                taken = re.search(
+                    r"Port allocation failed: .*\(specified by flag (\S+)\)", str(exc)
+                )
+                if taken is None or taken.group(1) == "s3.port" or attempt == 2:
+                    raise
+                self.process = None
+                s3 = self.ports["s3.port"]
+                others = [p for p in free_ports(len(PORT_FLAGS) + 1) if p != s3]
+                self.ports = dict(zip(PORT_FLAGS, others, strict=False))
+                self.ports["s3.port"] = s3
+
+    def _start(self) -> None:
         data = self.directory / "data"
         data.mkdir(parents=True, exist_ok=True)
         config = self.directory / "s3.json"
