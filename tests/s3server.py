@@ -27,6 +27,7 @@ import atexit
 import contextlib
 import hashlib
 import json
+import random
 import re
 import secrets
 import shutil
@@ -78,13 +79,32 @@ def weed_binary() -> str:
     return found
 
 
-def free_ports(count: int) -> list[int]:
-    """`count` distinct ports free on 127.0.0.1 now (held together while chosen)."""
-    sockets = []
+def ephemeral_ports() -> range:
+    """The ports the kernel gives outgoing connections (and `bind(0)`)."""
     try:
-        for _ in range(count):
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return range(int(low), int(high) + 1)
+    except (OSError, ValueError):
+        return range(32768, 61000)
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` distinct ports free on 127.0.0.1 now (held together while chosen), outside
+    the range of the ports outgoing connections take: the store keeps its ports while it is
+    stopped and started again, during which the other test processes' thousands of client
+    connections would otherwise take one now and then."""
+    ephemeral = ephemeral_ports()
+    low, high = (10000, ephemeral.start - 1) if ephemeral.start > 12000 else (61001, 65535)
+    sockets: list[socket.socket] = []
+    rng = random.SystemRandom()
+    try:
+        while len(sockets) < count:
             s = socket.socket()
-            s.bind(("127.0.0.1", 0))
+            try:
+                s.bind(("127.0.0.1", rng.randint(low, high)))
+            except OSError:
+                s.close()
+                continue
             sockets.append(s)
         return [s.getsockname()[1] for s in sockets]
     finally:
