@@ -431,13 +431,7 @@ class Versions:
         if old_ids:
             yield from self.links.delete_owned(ct, old_ids)
             yield execute(f"DELETE FROM {self.quote(ct.table)} WHERE {where}", params)
-        cols = [
-            "document_id",
-            *[a.column for a in ct.scalar_attributes if a.column is not None],
-            "created_at",
-            "locale",
-        ]
-        names = ", ".join(self.quote(c) for c in cols)
+        names = self._published_columns(ct)
         # the published version was last changed when its draft was (as the reference:
         # a draft changed after its publication is then the one updated later)
         insert = (
