@@ -85,6 +85,46 @@ class Driver:
             self.keep = False
 
 
+class Served:
+    """The app started in this process (its lifespan run), the driver that calls it, and on
+    PostgreSQL the backends of its pool (whose CPU is counted beside); `stop()` ends it."""
+
+    def __init__(self, asgi: Any, folio: Any) -> None:
+        self.asgi = asgi
+        self.folio = folio
+        self.driver = Driver(asgi)
+        self.backends: list[int] = []
+        self._lifespan: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._life: asyncio.Future[Any] | None = None
+
+    async def start(self) -> Served:
+        lifespan = self._lifespan
+        await lifespan.put({"type": "lifespan.startup"})
+        started = asyncio.Event()
+
+        async def lreceive() -> dict[str, Any]:
+            return await lifespan.get()
+
+        async def lsend(message: dict[str, Any]) -> None:
+            if message["type"].startswith("lifespan.startup"):
+                started.set()
+
+        scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
+        self._life = asyncio.ensure_future(self.asgi(scope, lreceive, lsend))
+        await started.wait()
+        if self.folio.db.dialect.name == "postgres":
+            pool = self.folio.db._pool
+            held = [await pool.acquire() for _ in range(pool._max)]
+            self.backends = [c.get_server_pid() for c in held]
+            for c in held:
+                pool.release(c, True)
+        return self
+
+    async def stop(self) -> None:
+        await self._lifespan.put({"type": "lifespan.shutdown"})
+        await self._life
+
+
 def _backends_cpu(pids: list[int]) -> float:
     tick = os.sysconf("SC_CLK_TCK")
     total = 0.0
@@ -124,30 +164,8 @@ def main() -> None:
     tokens = json.loads((a.app_dir / "tokens.json").read_text())
 
     async def run() -> None:
-        lifespan: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        await lifespan.put({"type": "lifespan.startup"})
-        started = asyncio.Event()
-
-        async def lreceive() -> dict[str, Any]:
-            return await lifespan.get()
-
-        async def lsend(message: dict[str, Any]) -> None:
-            if message["type"].startswith("lifespan.startup"):
-                started.set()
-
-        life = asyncio.ensure_future(
-            asgi({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, lreceive, lsend)
-        )
-        await started.wait()
-        driver = Driver(asgi)
-        # PostgreSQL: the backends of this process's pool, whose CPU is counted beside
-        backends: list[int] = []
-        if folio.db.dialect.name == "postgres":
-            pool = folio.db._pool  # type: ignore[attr-defined]
-            held = [await pool.acquire() for _ in range(pool._max)]
-            backends = [c.get_server_pid() for c in held]
-            for c in held:
-                pool.release(c, True)
+        served = await Served(asgi, folio).start()
+        driver, backends = served.driver, served.backends
         loop = asyncio.get_running_loop()
         values = await loop.run_in_executor(
             None,
@@ -205,8 +223,7 @@ def main() -> None:
                 best_db = min(best_db, (_backends_cpu(backends) - d0) / a.requests * 1000)
             db = f"  db {best_db:7.3f} ms" if backends else ""
             print(f"{name:22} {best:8.3f} ms cpu/request{db}  ({driver.size} bytes)", flush=True)
-        await lifespan.put({"type": "lifespan.shutdown"})
-        await life
+        await served.stop()
 
     uvloop.run(run())
 

@@ -19,7 +19,6 @@ The app is seeded with ../shared/bench/seed.py (2,000 articles) against `folio s
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import json
 import pstats
@@ -27,13 +26,12 @@ import sys
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Any
 
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).parent))
 from explain import Recorder
-from inprocess import Driver, _backends_cpu
+from inprocess import Driver, Served, _backends_cpu
 
 from folio.app import load_app
 from folio.http.app import build_asgi
@@ -111,29 +109,8 @@ def main() -> None:
         sys.exit("the read memo is off (FOLIO_READ_MEMO_MB=0): run with it on, or --only off")
 
     async def run() -> None:
-        lifespan: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        await lifespan.put({"type": "lifespan.startup"})
-        started = asyncio.Event()
-
-        async def lreceive() -> dict[str, Any]:
-            return await lifespan.get()
-
-        async def lsend(message: dict[str, Any]) -> None:
-            if message["type"].startswith("lifespan.startup"):
-                started.set()
-
-        life = asyncio.ensure_future(
-            asgi({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, lreceive, lsend)
-        )
-        await started.wait()
-        driver = Driver(asgi)
-        backends: list[int] = []
-        if folio.db.dialect.name == "postgres":
-            pool = folio.db._pool  # type: ignore[attr-defined]
-            held = [await pool.acquire() for _ in range(pool._max)]
-            backends = [c.get_server_pid() for c in held]
-            for c in held:
-                pool.release(c, True)
+        served = await Served(asgi, folio).start()
+        driver, backends = served.driver, served.backends
         reads, writes = await requests(driver)
         read_headers = [(b"host", b"127.0.0.1")]
         write_headers = [
@@ -211,8 +188,7 @@ def main() -> None:
                 held = len(memo._entries)
                 print(f"memo: {held} entries, {memo.size} bytes, scores {memo.scores}")
                 print(f"memo: hits {memo.hits}, dropped unused {memo.wasted} (rows, pages)")
-        await lifespan.put({"type": "lifespan.shutdown"})
-        await life
+        await served.stop()
 
     uvloop.run(run())
 
