@@ -254,3 +254,41 @@ def test_apps_on_two_databases_of_one_server_never_wait_for_each_others_locks(
             await holder
 
     asyncio.run(scenario())
+
+
+def test_a_connection_back_in_the_pool_keeps_nothing_it_read() -> None:
+    """The driver keeps a connection's last result until its next statement: a pooled
+    connection left idle after a large read would hold those rows for as long as it idles
+    (with several connections, a page each). Folio lets them go once it has them."""
+    import asyncio
+    import gc
+    import tracemalloc
+
+    from folio.store.mysql import MySQLDatabase
+
+    assert MYSQL_URL is not None
+    big = 4_000_000
+
+    def read_big() -> Program:
+        rows = yield query("SELECT REPEAT('x', ?) AS body", (big,))
+        return len(rows[0][0])
+
+    async def main() -> int:
+        db = MySQLDatabase(MYSQL_URL or "", 1, 1)
+        await db.start()
+        try:
+            assert await db.read(read_big()) == big  # the statement prepared, buffers grown
+            gc.collect()
+            tracemalloc.start()
+            try:
+                before = tracemalloc.get_traced_memory()[0]
+                assert await db.read(read_big()) == big
+                gc.collect()
+                return int(tracemalloc.get_traced_memory()[0] - before)
+            finally:
+                tracemalloc.stop()
+        finally:
+            await db.close()
+
+    held = asyncio.run(main())
+    assert held < big // 4, held

@@ -54,8 +54,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# how long a user waits for something to show up before the test gives up
-TIMEOUT_MS = 15_000
+# how long a user waits for something to show up before the test gives up (a busy machine,
+# with other test processes beside the browser, is slow; a failure only waits this long)
+TIMEOUT_MS = 30_000
 
 try:
     import playwright  # noqa: F401
@@ -501,7 +502,7 @@ def axe(page: Any, what: str = "") -> None:
         pytest.fail(report)
 
 
-def wait_until(predicate: Any, seconds: float = 10, what: str = "") -> None:
+def wait_until(predicate: Any, seconds: float = TIMEOUT_MS / 1000, what: str = "") -> None:
     """Polls a condition outside the browser (a server-side state) until it holds."""
     deadline = time.monotonic() + seconds
     while not predicate():

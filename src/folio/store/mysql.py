@@ -89,6 +89,10 @@ VERSION_COMMIT = 'UPDATE "' + VERSION_TABLE + '" SET n = n + 1 WHERE slot = {slo
 # so no other write waits on them for a round trip more
 RELEASE_AFTER = "; DO RELEASE_ALL_LOCKS()"
 
+# the receive buffer a connection keeps while idle (the driver's own read size): a large
+# result grows it, and the driver shrinks it only at the connection's next read
+IDLE_BUFFER = 1 << 18
+
 # the server's "this command is not supported in the prepared statement protocol"
 UNSUPPORTED_PS = 1295
 
@@ -164,6 +168,16 @@ class Connection:
 
     def terminate(self) -> None:
         self.raw.close()
+
+    def trim(self) -> None:
+        """Lets go of what the driver keeps of the last statement: its result (rows) and a
+        receive buffer a large result grew; an idle connection of the pool holds neither."""
+        raw = self.raw
+        raw._result = None
+        proto = raw._proto
+        if proto is not None and len(proto.buffer) > IDLE_BUFFER and proto.pos >= proto.length:
+            proto.buffer = bytearray(IDLE_BUFFER)
+            proto.pos = proto.length = 0
 
     async def close(self) -> None:
         try:
@@ -289,6 +303,8 @@ class MySQLDatabase(Database):
             raise
         finally:
             if conn is not None:
+                if healthy:
+                    conn.trim()
                 pool.release(conn, healthy)
         if self.availability.down_since is not None:
             self.availability.answered(writing)
