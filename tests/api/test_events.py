@@ -270,6 +270,54 @@ def test_concurrent_writes_reach_subscribers_in_commit_order(api: Api) -> None:
     assert seen == stored == sorted(stored)
 
 
+def test_writes_commit_side_by_side_and_readers_wait_for_the_earlier_id(
+    api: Api, backend: str
+) -> None:
+    """PostgreSQL: a write that recorded its event and is still open does not hold up
+    another write's commit; a reader of the outbox then stops below the open write's id
+    (it would otherwise pass it and never see it), and once that write commits reads
+    both, in id order. Elsewhere writes take their turn (one writer, or MySQL's lock held
+    through the commit), so a second write cannot commit while the first is open."""
+    if backend != "postgres":
+        pytest.skip("writes that record events commit side by side on PostgreSQL only")
+    from folio.content.sql import outbox
+    from folio.store.program import Pause, Program
+
+    docs = api.folio.documents
+    db = docs._db
+    before = _since(api, 0)
+    after = before[-1].id if before else 0
+
+    def event(name: str) -> Event:
+        return Event("entry.create", "api::tag.tag", "tag", name, "en", None, {"name": name})
+
+    async def scenario() -> tuple[list[str | None], list[str | None], list[int]]:
+        opened, go = asyncio.Event(), asyncio.Event()
+
+        def first() -> Program:
+            yield from outbox.record([event("first")], db.dialect)
+            yield Pause(opened.set, lambda: None, go.wait)
+
+        held = asyncio.create_task(db.write(first()))
+        await asyncio.wait_for(opened.wait(), 10)
+        # commits while the first write is open (it would wait for it forever otherwise)
+        await asyncio.wait_for(db.write(outbox.record([event("second")], db.dialect)), 10)
+        meanwhile = await docs.events_since(after, 10)
+        go.set()
+        await held
+        found = await docs.events_since(after, 10)
+        return (
+            [e.document_id for e in meanwhile],
+            [e.document_id for e in found],
+            [e.id for e in found],
+        )
+
+    meanwhile, found, ids = api.client.portal.call(scenario)  # type: ignore[attr-defined]
+    assert meanwhile == []
+    assert found == ["first", "second"] and ids == sorted(ids)
+    assert api.client.portal.call(docs.last_event_id) == ids[-1]  # type: ignore[attr-defined]
+
+
 PROBES = FIXTURES / "reference" / "webhook-probes.json"
 
 

@@ -564,7 +564,7 @@ class DocumentService:
         self, after: int, limit: int, names: list[str] | None = None
     ) -> list[Event]:
         """Committed events with ids above `after`, in commit order (the outbox)."""
-        found: list[Event] = await self._db.read(outbox.since(after, limit, names))
+        found: list[Event] = await self._db.read(outbox.since(after, limit, self.dialect, names))
         return found
 
     async def event(self, event_id: int) -> Event | None:
@@ -572,7 +572,7 @@ class DocumentService:
         return found
 
     async def last_event_id(self) -> int:
-        latest: int = await self._db.read(outbox.latest())
+        latest: int = await self._db.read(outbox.latest(self.dialect))
         return latest
 
     async def prune_events(self, before: str, keep_from: int | None) -> int:

@@ -1,11 +1,13 @@
 """The outbox: the events of committed writes, in commit order, in a table of their own.
 
 A write records its events as the last statements of its own transaction, so an event is
-stored exactly when its change is committed. Ids follow commit order: SQLite has one
-writer; on PostgreSQL a write takes a transaction-scoped advisory lock before it records,
-so a later id is never committed before an earlier one (a reader that has seen id N will
-never find a new event below N), and notifies the channel `folio_events` (delivered to
-listeners at commit). Readers page through it by id (`since`)."""
+stored exactly when its change is committed. A reader that has seen id N never finds a new
+event below N: SQLite has one writer; on MySQL a write takes a named lock before it
+records and holds it through its commit, so ids are committed in their order; on
+PostgreSQL writes commit side by side, each holding a mark below its ids while it runs,
+and readers go no further than the least mark held (`Dialect.commit_horizon`). On
+PostgreSQL the channel `folio_events` is notified once the write has committed. Readers
+page through it by id (`since`)."""
 
 from __future__ import annotations
 
@@ -86,10 +88,22 @@ def _event(row: Sequence[Any]) -> Event:
     )
 
 
-def since(after: int, limit: int, names: Sequence[str] | None = None) -> Program:
-    """Up to `limit` events with ids above `after`, in order; `names`: only these events."""
+def since(
+    after: int,
+    limit: int,
+    dialect: Dialect,
+    names: Sequence[str] | None = None,
+    upto: int | None = None,
+) -> Program:
+    """Up to `limit` events with ids above `after`, in order, that no running write can
+    precede any more; `names`: only these events; `upto`: and none above it (`latest`)."""
+    if upto is None:
+        upto = yield from dialect.commit_horizon(OUTBOX_TABLE)
     sql = f"SELECT id, {', '.join(COLUMNS)} FROM {OUTBOX_TABLE} WHERE id > ?"
     params: list[Any] = [after]
+    if upto is not None:
+        sql += " AND id <= ?"
+        params.append(upto)
     if names is not None:
         if not names:
             return []
@@ -107,8 +121,13 @@ def one(event_id: int) -> Program:
     return _event(rows[0]) if rows else None
 
 
-def latest() -> Program:
-    """The id of the last recorded event (0 when there is none)."""
+def latest(dialect: Dialect) -> Program:
+    """The id of the last recorded event (0 when there is none): where writes commit side
+    by side, the last below which none is still running (events after it are still to
+    come)."""
+    upto = yield from dialect.commit_horizon(OUTBOX_TABLE)
+    if upto is not None:
+        return int(upto)
     rows = yield query(f"SELECT MAX(id) FROM {OUTBOX_TABLE}")
     return int(rows[0][0] or 0) if rows else 0
 

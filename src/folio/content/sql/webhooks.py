@@ -215,7 +215,7 @@ class WebhookStatements:
     def _start_cursor(self, key: str, active: bool) -> Program:
         """The cursor of a webhook that has none (else nothing changes): after the last
         recorded event."""
-        latest = yield from outbox.latest()
+        latest = yield from outbox.latest(self.dialect)
         yield execute(
             self.dialect.upsert(CURSORS, CURSOR_COLUMNS, ("webhook",)),
             [key, latest, 1 if active else 0, 0, 0, None, 0],
@@ -225,7 +225,7 @@ class WebhookStatements:
     def state(self) -> Program:
         """What the worker looks at each turn: the id of the last recorded event, the
         cursors, and the API's webhooks."""
-        latest = yield from outbox.latest()
+        latest = yield from outbox.latest(self.dialect)
         now, params = self._now()
         rows = yield query(
             f"SELECT webhook, last_event, active, owner, lease_until - {now} FROM {CURSORS}",
@@ -241,7 +241,7 @@ class WebhookStatements:
         """Cursors for webhooks the worker knows: an enabled one without a cursor, or whose
         cursor was left while it was disabled, starts after the last recorded event; a
         disabled one's cursor is marked so."""
-        latest = yield from outbox.latest()
+        latest = yield from outbox.latest(self.dialect)
         q = self.dialect.quote
         restart = self.dialect.upsert(
             CURSORS,
@@ -317,9 +317,9 @@ class WebhookStatements:
     def pending(self, after: int, limit: int, names: Sequence[str]) -> Program:
         """(the id of the last recorded event, up to `limit` events named `names` after
         `after` and up to that id)."""
-        latest = yield from outbox.latest()
-        events: list[Event] = yield from outbox.since(after, limit, names)
-        return latest, [e for e in events if e.id <= latest]
+        latest = yield from outbox.latest(self.dialect)
+        events: list[Event] = yield from outbox.since(after, limit, self.dialect, names, latest)
+        return latest, events
 
     def settle(
         self,

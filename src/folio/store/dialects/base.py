@@ -293,6 +293,13 @@ class Dialect:
         return
         yield
 
+    def commit_horizon(self, table: str) -> Program:
+        """The greatest id of `table` that readers may go up to: None where ids are
+        committed in their order anyway (`record_rows` holds its `lock` through the
+        commit, or one writer)."""
+        return None
+        yield
+
     def record_rows(
         self,
         table: str,

@@ -32,7 +32,7 @@ from folio.store.dialects.base import (
     UNIQUE,
     Dialect,
 )
-from folio.store.program import Program, marks, query
+from folio.store.program import Notice, Program, marks, query
 
 _TYPES = {
     BOOLEAN: "BOOLEAN",
@@ -56,6 +56,8 @@ RETYPES = frozenset({("jsonb", "JSON")})
 
 # the advisory lock key schema sync takes
 SYNC_LOCK = 7305411
+# the advisory keys of `record_rows`' marks: this base and a table's last id (up to 2**48)
+MARKS = 0x4D4B << 48
 
 _numbered: BoundedCache[str] = BoundedCache(4096, 32 * 1024 * 1024)
 
@@ -157,28 +159,59 @@ class PostgresDialect(Dialect):
         lock: int | None = None,
         channel: str | None = None,
     ) -> Program:
-        """One statement: the lock that orders ids as commits, the notification, the
-        rows."""
-        if lock is None or channel is None:
+        """One statement. Where ids must follow the order of commits (`lock`), the write
+        first takes a shared mark (a transaction-scoped advisory lock, `MARKS` + the last
+        id the table's sequence gave out): its ids will be above that, and
+        `commit_horizon` keeps readers below it until the write ends. Shared marks never
+        wait for each other, so writes commit side by side (the server flushes their
+        commits together) where an exclusive lock held them in line through each commit's
+        flush to disk. The notification follows the commit (`Notice`)."""
+        if lock is None:
             ids: list[int] = yield from super().record_rows(
                 table, columns, params, count, lock, channel
             )
             return ids
-        key = ("\0turn " + table, tuple(columns), count)
+        key = ("\0mark " + table, tuple(columns), count)
         sql = self._rows_sql.get(key)
         if sql is None:
             names = ", ".join(self.quote(c) for c in columns)
             row = "(" + marks(len(columns)) + ")"
             values = ", ".join([row] * count)
             sql = (
-                "WITH turn AS (SELECT pg_advisory_xact_lock(?::bigint), pg_notify(?, '')) "
+                f"WITH mark AS (SELECT pg_advisory_xact_lock_shared({MARKS} + "
+                f"COALESCE(pg_sequence_last_value({self._sequence(table)}), 0))) "
                 f"INSERT INTO {self.quote(table)} ({names}) SELECT v.* FROM (VALUES {values}) "
-                f"AS v({names}) CROSS JOIN turn RETURNING id"
+                f"AS v({names}) CROSS JOIN mark RETURNING id"
             )
             if len(self._rows_sql) < ROWS_SQL:
                 self._rows_sql[key] = sql
-        rows = yield query(sql, [lock, channel, *params])
+        rows = yield query(sql, params)
+        if channel is not None:
+            yield Notice(channel)
         return sorted(int(r[0]) for r in rows)
+
+    def _sequence(self, table: str) -> str:
+        """The regclass of `table`'s id sequence, as SQL."""
+        name = self.literal(self.quote(table))
+        return f"pg_get_serial_sequence({name}, 'id')::regclass"
+
+    def commit_horizon(self, table: str) -> Program:
+        """The greatest id of `table` below which no write that records with a `lock`
+        (`record_rows`) is still running: first the last id its sequence gave out (a write
+        that takes its mark after this reads a greater one), then the least mark held
+        (that write's ids are above it); the rows up to it are read in a later statement,
+        which sees every write whose mark was gone."""
+        rows = yield query(f"SELECT COALESCE(pg_sequence_last_value({self._sequence(table)}), 0)")
+        given = int(rows[0][0])
+        rows = yield query(
+            "SELECT MIN(((classid::bigint << 32) | objid::bigint) - ?) FROM pg_locks "
+            "WHERE locktype = 'advisory' AND objsubid = 1 AND database = "
+            "(SELECT oid FROM pg_database WHERE datname = current_database()) "
+            "AND classid::bigint >= ? AND classid::bigint < ?",
+            (MARKS, MARKS >> 32, (MARKS >> 32) + (1 << 16)),
+        )
+        held = rows[0][0]
+        return given if held is None else min(given, int(held))
 
     def reset_identity(self, table: str) -> Program:
         quoted = self.quote(table)
