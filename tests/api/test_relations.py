@@ -1442,6 +1442,39 @@ def test_deep_filters(api: Api, filtered: dict[str, str], query: str, expected: 
     assert found(api, f"/api/articles?sort=title&{query}") == expected
 
 
+def test_relation_filters_by_equality_and_sets_are_exact(api: Api) -> None:
+    """`$eq` and `$in` on a related type's field (SQLite finds them through the field's
+    sort index): names that differ only by case, a trailing space, an accent, or as a
+    prefix match only themselves; a negation and `$or` around them, and a tag without
+    articles, change nothing."""
+    names = ["b", "B", "b ", "bé", "bb", "a"]
+    ids = {n: tag(api, n) for n in names}
+    tag(api, "lonely")
+    for n in names:
+        article(api, f"with {n!r}", tags=[ids[n]])
+    article(api, "with b and bb", tags=[ids["b"], ids["bb"]])
+
+    def titles(query: str) -> list[str]:
+        return sorted(found(api, f"/api/articles?{query}"))
+
+    assert titles("filters[tags][name][$eq]=b") == ["with 'b'", "with b and bb"]
+    assert titles("filters[tags][name][$eq]=b%20") == ["with 'b '"]
+    assert titles("filters[tags][name][$eq]=B") == ["with 'B'"]
+    assert titles("filters[tags][name][$eq]=lonely") == []
+    assert titles("filters[tags][name][$in][0]=bé&filters[tags][name][$in][1]=bb") == [
+        "with 'bb'",
+        "with 'bé'",
+        "with b and bb",
+    ]
+    assert titles("filters[$not][tags][name][$eq]=b") == sorted(
+        f"with {n!r}" for n in names if n != "b"
+    )
+    assert titles("filters[$or][0][tags][name][$eq]=a&filters[$or][1][tags][name][$in][0]=B") == [
+        "with 'B'",
+        "with 'a'",
+    ]
+
+
 def test_deep_filter_on_the_inverse_side(api: Api, filtered: dict[str, str]) -> None:
     assert found(api, "/api/categories?filters[articles][title][$eq]=S1") == ["Sport"]
     assert found(api, "/api/categories?filters[articles][title][$startsWith]=N") == ["News"]

@@ -9,6 +9,7 @@ from typing import Any
 from folio.caches import BoundedCache
 from folio.content.query import Cond, FieldRef, Group, Node, Rel, Versions
 from folio.content.sql.joins import link_join, published
+from folio.content.sql.layout import sort_indexes, version_key
 from folio.content.sql.operators import LIST, OPERATORS, PAIR
 from folio.schema.model import ContentType
 from folio.store.dialects.base import Dialect
@@ -69,7 +70,11 @@ def params_of(
         if _narrows_locale(node, shape[5]):
             own.append(locale)
         out.extend(own)
-        params_of(node.child, shape[-1], dialect, locale, out)
+        if _found_by_sort_index(node.target, shape[-1], dialect) and shape[-1][2] == "$eq":
+            value = node.child.field.kind.filter_param(node.child.value, dialect)  # type: ignore[union-attr]
+            out += [value, value]  # a range of one (`_related_sql`)
+        else:
+            params_of(node.child, shape[-1], dialect, locale, out)
         if null_value(shape[-1]) is True:
             out.extend(own)  # the documents without any target
     elif not isinstance(node, Versions):
@@ -141,7 +146,20 @@ def _related_sql(shape: Shape, dialect: Dialect, alias: str) -> str:
     sources = [f"{alias}.{c}" for c in join.source]
     head = sources[0] if len(sources) == 1 else f"({', '.join(sources)})"
     picked = ", ".join(join.keys)
-    matching = " AND ".join([*conds, where_sql(child, dialect, inner)])
+    if _found_by_sort_index(target, child, dialect):
+        # `(c IS NULL) = 0` first: the key of the target's sort index (SQLite), which then
+        # finds the values instead of scanning the whole table (2,000 tags and more under
+        # a relation filter: 2.3 ms against 0.3 ms); an equality as a range of one, else
+        # SQLite puts the value in place of the column in the other term and no longer
+        # sees the index's expression
+        col = f"{inner}.{dialect.quote(child[1].column)}"
+        found = (
+            f"{col} >= ? AND {col} <= ?" if child[2] == "$eq" else where_sql(child, dialect, inner)
+        )
+        conds += [f"({col} IS NULL) = 0", found]
+        matching = " AND ".join(conds)
+    else:
+        matching = " AND ".join([*conds, where_sql(child, dialect, inner)])
     matched = f"{head} IN (SELECT {picked} FROM {join.frm} WHERE {matching})"
     if null_value(child) is not True:
         return matched
@@ -149,6 +167,21 @@ def _related_sql(shape: Shape, dialect: Dialect, alias: str) -> str:
     # have none (the reference joins relations with LEFT JOIN)
     where = f" WHERE {' AND '.join(conds)}" if conds else ""
     return f"({matched} OR {head} NOT IN (SELECT {picked} FROM {join.frm}{where}))"
+
+
+def _found_by_sort_index(target: Any, child: Shape, dialect: Dialect) -> bool:
+    """Whether a relation filter is an `$eq` or `$in` of one of the target's columns that
+    its sort index leads with (SQLite's, of a type without locales or drafts, whose sort
+    indexes start with the column)."""
+    return (
+        dialect.index_hints
+        and child[0] == "c"
+        and child[2] in ("$eq", "$in")
+        and (child[2] == "$eq" or child[3] > 0)
+        and isinstance(target, ContentType)
+        and not version_key(target)
+        and child[1].column in sort_indexes(dialect, target)
+    )
 
 
 def _versions_sql(ct: ContentType, kind: str, alias: str, dialect: Dialect) -> str:
