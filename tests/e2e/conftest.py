@@ -1,5 +1,5 @@
-"""The admin panel end to end: a real `folio serve` process per test module and database
-(SQLite, and PostgreSQL when FOLIO_TEST_DATABASE_URL is set) on a copy of the blog fixture,
+"""The admin panel end to end: a real `folio serve` process per test module, on PostgreSQL
+when FOLIO_TEST_DATABASE_URL is set, else on SQLite, on a copy of the blog fixture,
 serving the built panel, driven by one headless Chromium for the whole session (Python
 Playwright, sync API).
 
@@ -11,7 +11,7 @@ Without Chromium, the built panel or axe-core the tests are skipped with the rea
 FOLIO_E2E_REQUIRED=1 (CI), which turns each skip into a failure.
 
     FOLIO_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/<a database of yours> \
-        .venv/bin/python -m pytest -p no:cacheprovider tests/e2e [-k sqlite]
+        .venv/bin/python -m pytest -p no:cacheprovider tests/e2e
 
 The panel served is FOLIO_ADMIN_ASSETS when set, else the package's build when its manifest
 matches admin/'s sources, else those sources built into a temporary folder (Node.js).
@@ -145,10 +145,10 @@ def _pg_admin(sql: str) -> None:
         pool.submit(asyncio.run, run()).result()
 
 
-@pytest.fixture(scope="module", params=[b for b in BACKENDS if b != "mysql"])
+@pytest.fixture(scope="module", params=["postgres" if "postgres" in BACKENDS else "sqlite"])
 def backend(request: pytest.FixtureRequest) -> str:
-    """The database of this module's server (one server per database per module): SQLite
-    and PostgreSQL (the panel speaks to the API alone, which the API tests try on MySQL)."""
+    """The database of this module's server: one (the panel speaks to the API alone, which
+    the API tests try on every database), PostgreSQL where there is one, else SQLite."""
     return str(request.param)
 
 
