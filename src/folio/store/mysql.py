@@ -70,7 +70,7 @@ from folio.store.dialects.mysql import (
     error_code,
 )
 from folio.store.pgpool import ConnectionPool
-from folio.store.program import Batch, Notice, Pause, Program, Rows, Stmt, Version
+from folio.store.program import Batch, Pause, Program, Rows, Stmt, Version
 
 # prepared statements kept per connection (the server's limit, max_prepared_stmt_count, is
 # 16,382 by default for all its sessions)
@@ -387,8 +387,6 @@ class MySQLDatabase(Database):
                     result = None if writing else await self._version(conn)
                 elif isinstance(step, Rows):
                     result = await self._insert_rows(conn, step)
-                elif isinstance(step, Notice):
-                    result = None  # no notifications here
                 else:
                     result = await self._one(conn, step)
                 step = program.send(result)

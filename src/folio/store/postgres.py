@@ -7,7 +7,6 @@ connections or disk is answered 503, logged once per outage (store.availability)
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -17,16 +16,14 @@ import asyncpg
 
 from folio.errors import FolioError
 from folio.store.availability import Availability
-from folio.store.database import BACKGROUND, Database, background
+from folio.store.database import BACKGROUND, Database
 from folio.store.dialects.base import RETRY
 from folio.store.dialects.postgres import POSTGRES
 from folio.store.pglisten import Listener
 from folio.store.pgpool import ConnectionPool
-from folio.store.program import Batch, Notice, Pause, Program, Rows, Stmt, Version
+from folio.store.program import Batch, Pause, Program, Rows, Stmt, Version
 from folio.store.upkeep import Upkeep
 from folio.store.upkeep import enabled as upkeep_enabled
-
-log = logging.getLogger("folio.store")
 
 STATEMENT_CACHE = 1024
 # the application name of a listening session (`listen`)
@@ -97,10 +94,6 @@ class PostgresDatabase(Database):
         self._count = 0
         self.upkeep: Upkeep | None = None
         self.availability = Availability("the PostgreSQL database")
-        # the channels committed writes gave notice to (`Notice`), not yet notified, and the
-        # task that notifies them
-        self._unsent: set[str] = set()
-        self._notifying: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         settings = dict(SESSION)
@@ -149,9 +142,6 @@ class PostgresDatabase(Database):
         return listener
 
     async def close(self) -> None:
-        if self._notifying is not None:
-            await asyncio.gather(self._notifying, return_exceptions=True)
-            self._notifying = None
         if self.upkeep is not None:
             await self.upkeep.close()
             self.upkeep = None
@@ -177,9 +167,7 @@ class PostgresDatabase(Database):
         tail = status.rsplit(" ", 1)[-1]
         return int(tail) if tail.isdecimal() else 0
 
-    async def _run(
-        self, conn: Any, program: Program, writing: bool = False, notices: set[str] | None = None
-    ) -> Any:
+    async def _run(self, conn: Any, program: Program, writing: bool = False) -> Any:
         try:
             step = next(program)
             while True:
@@ -191,12 +179,6 @@ class PostgresDatabase(Database):
                     result = None
                 elif isinstance(step, Version):
                     result = None if writing else await self._version(conn)
-                elif isinstance(step, Notice):
-                    if notices is not None:
-                        notices.add(step.channel)
-                    else:  # outside a write's transaction: at once
-                        await self._one(conn, Stmt("SELECT pg_notify(?, '')", (step.channel,)))
-                    result = None
                 elif isinstance(step, Rows):
                     if not BACKGROUND.get():
                         self._count += 1
@@ -270,13 +252,11 @@ class PostgresDatabase(Database):
 
     async def write(self, program: Program | Callable[[], Program], light: bool = False) -> Any:
         attempts = RETRIES if callable(program) else 1
-        notices: set[str] = set()
         for attempt in range(attempts):
             current = program() if callable(program) else program
-            notices.clear()
             try:
                 async with self._connection(True) as conn, conn.transaction():
-                    result = await self._run(conn, current, writing=True, notices=notices)
+                    result = await self._run(conn, current, writing=True)
                 break
             except asyncpg.PostgresError as exc:
                 # a deadlock or a serialization failure: the other transaction went
@@ -284,30 +264,6 @@ class PostgresDatabase(Database):
                 if self.dialect.error_kind(exc) != RETRY or attempt + 1 == attempts:
                     raise
             await asyncio.sleep(0.005 * (attempt + 1))
-        if notices:
-            self._notify(notices)
         if self.upkeep is not None:
             self.upkeep.touched()
         return result
-
-    def _notify(self, channels: set[str]) -> None:
-        """Notifies `channels` after a commit, outside its transaction: a transaction that
-        notifies holds the server's notification lock through its commit, which lined up
-        every write's commit behind the one before (on 2 cores, 6 connections: 2,030
-        commits a second with a NOTIFY in each transaction, 3,270 without). A task sends
-        them; what comes while it sends is sent in its next round, one NOTIFY a channel."""
-        self._unsent |= channels
-        if self._notifying is None or self._notifying.done():
-            self._notifying = asyncio.get_running_loop().create_task(self._send_notices())
-
-    async def _send_notices(self) -> None:
-        background()
-        while self._unsent and self._pool is not None:
-            channels, self._unsent = sorted(self._unsent), set()
-            try:
-                async with self._connection() as conn:
-                    for channel in channels:
-                        await conn.execute("SELECT pg_notify($1, '')", channel)
-            except Exception as exc:  # the listeners read the outbox when they reconnect
-                log.warning("could not notify %s: %s", ", ".join(channels), exc)
-                return

@@ -54,18 +54,6 @@ class Version:
 VERSION = Version()
 
 
-class Notice:
-    """Tells the listeners of `channel` (where the database has notifications) once the
-    write it is part of has committed, outside its transaction: sent in the write's own
-    transaction a notification would hold every other notifying commit until this one's
-    is on disk. Notices of writes close together are sent as one."""
-
-    __slots__ = ("channel",)
-
-    def __init__(self, channel: str) -> None:
-        self.channel = channel
-
-
 class Pause:
     """Holds a write's transaction open at this step while code outside the program runs
     (a document-service middleware after `next()`): `arrive()` says the step is reached;
@@ -104,7 +92,7 @@ class Rows:
         return f"INSERT INTO {quote(self.table)} ({names}) VALUES ({marks(len(self.columns))})"
 
 
-Program = Generator[Stmt | Batch | Version | Pause | Rows | Notice, Any, Any]
+Program = Generator[Stmt | Batch | Version | Pause | Rows, Any, Any]
 
 
 def query(sql: str, params: Sequence[Any] = ()) -> Stmt:

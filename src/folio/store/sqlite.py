@@ -30,7 +30,7 @@ from folio.caches import BoundedCache, weigh
 from folio.store.availability import guard_sqlite
 from folio.store.database import BACKGROUND, Database
 from folio.store.dialects.sqlite import SQLITE
-from folio.store.program import Batch, Notice, Pause, Program, Rows, Stmt, Version
+from folio.store.program import Batch, Pause, Program, Rows, Stmt, Version
 
 log = logging.getLogger("folio")
 
@@ -159,12 +159,8 @@ class SqliteDatabase(Database):
         """Whether the statement about to run counts (`statements_run`)."""
         return not (BACKGROUND.get() or getattr(self._local, "quiet", False))
 
-    def _step(
-        self, conn: sqlite3.Connection, step: Stmt | Batch | Version | Pause | Rows | Notice
-    ) -> Any:
+    def _step(self, conn: sqlite3.Connection, step: Stmt | Batch | Version | Pause | Rows) -> Any:
         """One statement's rows, a batch's list of them, or the version token."""
-        if isinstance(step, Notice):
-            return None  # no notifications here
         if isinstance(step, Rows):
             if self._counted():
                 self._count += 1

@@ -32,7 +32,7 @@ from folio.store.dialects.base import (
     UNIQUE,
     Dialect,
 )
-from folio.store.program import Notice, Program, marks, query
+from folio.store.program import Program, marks, query
 
 _TYPES = {
     BOOLEAN: "BOOLEAN",
@@ -165,29 +165,30 @@ class PostgresDialect(Dialect):
         `commit_horizon` keeps readers below it until the write ends. Shared marks never
         wait for each other, so writes commit side by side (the server flushes their
         commits together) where an exclusive lock held them in line through each commit's
-        flush to disk. The notification follows the commit (`Notice`)."""
+        flush to disk. `channel` is notified in the same statement (delivered at commit).
+        (Sent after the commit instead, in a transaction of its own, each notification
+        took a transaction id, which moved the read memo's token a second time per write.)"""
         if lock is None:
             ids: list[int] = yield from super().record_rows(
                 table, columns, params, count, lock, channel
             )
             return ids
-        key = ("\0mark " + table, tuple(columns), count)
+        key = (f"\0mark {table} {channel}", tuple(columns), count)
         sql = self._rows_sql.get(key)
         if sql is None:
             names = ", ".join(self.quote(c) for c in columns)
             row = "(" + marks(len(columns)) + ")"
             values = ", ".join([row] * count)
+            notify = f", pg_notify({self.literal(channel)}, '')" if channel is not None else ""
             sql = (
                 f"WITH mark AS (SELECT pg_advisory_xact_lock_shared({MARKS} + "
-                f"COALESCE(pg_sequence_last_value({self._sequence(table)}), 0))) "
+                f"COALESCE(pg_sequence_last_value({self._sequence(table)}), 0)){notify}) "
                 f"INSERT INTO {self.quote(table)} ({names}) SELECT v.* FROM (VALUES {values}) "
                 f"AS v({names}) CROSS JOIN mark RETURNING id"
             )
             if len(self._rows_sql) < ROWS_SQL:
                 self._rows_sql[key] = sql
         rows = yield query(sql, params)
-        if channel is not None:
-            yield Notice(channel)
         return sorted(int(r[0]) for r in rows)
 
     def _sequence(self, table: str) -> str:
