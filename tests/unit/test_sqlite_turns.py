@@ -63,5 +63,7 @@ def test_a_run_of_long_reads_leaves_the_loop_turns(tmp_path: Path) -> None:
 
     gap, results = asyncio.run(main())
     assert results == [6] * 30
-    # a turn after about 10 ms of reads and the statement under way (room for a slow machine)
-    assert gap < 0.08, f"the loop waited {gap * 1000:.0f} ms for a turn"
+    # a turn after about 10 ms of reads and the statement under way: well under the 360 ms
+    # of one turn for all (half of it: a busy machine of two slow cores, with three test
+    # processes and the fuzzers beside, once took 93 ms to give the loop its turn)
+    assert gap < 0.18, f"the loop waited {gap * 1000:.0f} ms for a turn"
