@@ -6,8 +6,8 @@ event below N: SQLite has one writer; on MySQL a write takes a named lock before
 records and holds it through its commit, so ids are committed in their order; on
 PostgreSQL writes commit side by side, each holding a mark below its ids while it runs,
 and readers go no further than the least mark held (`Dialect.commit_horizon`). On
-PostgreSQL the channel `folio_events` is notified once the write has committed. Readers
-page through it by id (`since`)."""
+PostgreSQL the recording statement also notifies the channel `folio_events` (delivered at
+commit). Readers page through it by id (`since`)."""
 
 from __future__ import annotations
 
@@ -97,6 +97,8 @@ def since(
 ) -> Program:
     """Up to `limit` events with ids above `after`, in order, that no running write can
     precede any more; `names`: only these events; `upto`: and none above it (`latest`)."""
+    if names is not None and not names:
+        return []
     if upto is None:
         upto = yield from dialect.commit_horizon(OUTBOX_TABLE)
     sql = f"SELECT id, {', '.join(COLUMNS)} FROM {OUTBOX_TABLE} WHERE id > ?"
@@ -105,8 +107,6 @@ def since(
         sql += " AND id <= ?"
         params.append(upto)
     if names is not None:
-        if not names:
-            return []
         sql += f" AND event IN ({', '.join('?' * len(names))})"
         params += list(names)
     rows = yield query(f"{sql} ORDER BY id LIMIT ?", [*params, limit])
