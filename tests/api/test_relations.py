@@ -1475,6 +1475,50 @@ def test_relation_filters_by_equality_and_sets_are_exact(api: Api) -> None:
     ]
 
 
+def test_relation_filters_side_by_side_must_all_hold(api: Api) -> None:
+    """Several relation filters in one AND (PostgreSQL reads those its indexes find as one
+    intersection of their sets): an article matches only when every one holds, whatever
+    the plain conditions between them (their values bound in place), under a negation and
+    inside an `$or`; the total counts the same articles."""
+    news, sport = category(api, "News"), category(api, "Sport")
+    a, b, c = tag(api, "a"), tag(api, "b"), tag(api, "c")
+    ann, bob = author(api, "Ann"), author(api, "Bob")
+    article(api, "N-a-Ann", category=news, tags=[a], author=ann, views=1)
+    article(api, "N-ab-Bob", category=news, tags=[a, b], author=bob, views=2)
+    article(api, "S-a-Ann", category=sport, tags=[a], author=ann, views=3)
+    article(api, "N-c-Ann", category=news, tags=[c], author=ann, views=4)
+    article(api, "none", views=5)
+
+    def titles(query: str) -> list[str]:
+        return sorted(found(api, f"/api/articles?{query}"))
+
+    both = (
+        "filters[category][name][$eq]=News"
+        "&filters[tags][name][$in][0]=a&filters[tags][name][$in][1]=b"
+    )
+    assert titles(both) == ["N-a-Ann", "N-ab-Bob"]
+    assert titles("filters[author][name][$eq]=Ann&" + both) == ["N-a-Ann"]
+    assert titles("filters[author][name][$eq]=Bob&filters[tags][name][$eq]=c") == []
+    between = (
+        "filters[views][$gt]=0&filters[category][name][$eq]=News"
+        "&filters[title][$startsWith]=N&filters[tags][name][$eq]=a&filters[views][$lt]=2"
+    )
+    assert titles(between) == ["N-a-Ann"]
+    assert titles("filters[$not][category][name][$eq]=News&filters[$not][tags][name][$eq]=a") == [
+        "N-c-Ann",
+        "S-a-Ann",
+        "none",
+    ]
+    assert titles(
+        "filters[$or][0][category][name][$eq]=Sport"
+        "&filters[$or][1][tags][name][$eq]=b&filters[$or][1][author][name][$eq]=Bob"
+    ) == ["N-ab-Bob", "S-a-Ann"]
+    assert titles(
+        "filters[$and][0][category][name][$eq]=News&filters[$and][1][tags][name][$eq]=a"
+        "&filters[$and][2][tags][name][$eq]=b"
+    ) == ["N-ab-Bob"]
+
+
 def test_deep_filter_on_the_inverse_side(api: Api, filtered: dict[str, str]) -> None:
     assert found(api, "/api/categories?filters[articles][title][$eq]=S1") == ["Sport"]
     assert found(api, "/api/categories?filters[articles][title][$startsWith]=N") == ["News"]

@@ -371,6 +371,19 @@ def sort_indexes(d: Dialect, ct: ContentType) -> dict[str, str]:
     return {c: f"{ct.table}_sort_{_digest(_sort_expr(d, ct, c))}" for c in columns}
 
 
+@cache
+def lookup_indexes(d: Dialect, ct: ContentType) -> dict[str, str]:
+    """Where the layout makes them (`Dialect.lookup_indexes`, PostgreSQL): column -> name of a
+    plain index over that column, for each small attribute other than booleans of a type
+    without locales or drafts (tags, categories, authors: the targets that relation filters
+    name by a value, `filters[tags][name][$in]`, found through it instead of a scan of every
+    row; such a filter also reads the whole set at once, see `where._intersected`)."""
+    if not d.lookup_indexes or version_key(ct):
+        return {}
+    columns = [str(a.column) for a in _narrow(ct)[:SCAN_INDEX_ATTRIBUTES] if a.type != "boolean"]
+    return {c: f"{ct.table}_find_{_digest(d.quote(c))}" for c in columns}
+
+
 def _content_table(d: Dialect, ct: ContentType) -> Table:
     """System columns first, then the attributes with small values, then the long ones
     (text, rich text, blocks, JSON): a filter or a sort on a small column then reads the front
@@ -411,6 +424,7 @@ def _content_table(d: Dialect, ct: ContentType) -> Table:
         t.indexes += [
             Index(name, _sort_expr(d, ct, column)) for column, name in sort_indexes(d, ct).items()
         ]
-    t.families = (f"{ct.table}_scan_", f"{ct.table}_sort_")
+    t.indexes += [Index(name, d.quote(column)) for column, name in lookup_indexes(d, ct).items()]
+    t.families = (f"{ct.table}_scan_", f"{ct.table}_sort_", f"{ct.table}_find_")
     t.retired = [f"{ct.table}_list_idx"]  # without id: replaced by the scan index
     return t

@@ -8,8 +8,8 @@ from typing import Any
 
 from folio.caches import BoundedCache
 from folio.content.query import Cond, FieldRef, Group, Node, Rel, Versions
-from folio.content.sql.joins import link_join, published
-from folio.content.sql.layout import sort_indexes, version_key
+from folio.content.sql.joins import Join, link_join, published
+from folio.content.sql.layout import lookup_indexes, sort_indexes, version_key
 from folio.content.sql.operators import LIST, OPERATORS, PAIR
 from folio.schema.model import ContentType
 from folio.store.dialects.base import Dialect
@@ -63,14 +63,15 @@ def params_of(
         else:
             out.append(kind.filter_param(node.value, dialect))
     elif isinstance(node, Group):
-        for child, child_shape in zip(node.children, shape[2], strict=True):
-            params_of(child, child_shape, dialect, locale, out)
+        pairs = list(zip(node.children, shape[2], strict=True))
+        for i in _written_order(shape, dialect):
+            params_of(pairs[i][0], pairs[i][1], dialect, locale, out)
     elif isinstance(node, Rel):
         own: list[Any] = list(link_join(dialect, node.schema, node.attr, node.target).params)
         if _narrows_locale(node, shape[5]):
             own.append(locale)
         out.extend(own)
-        if _found_by_sort_index(node.target, shape[-1], dialect) and shape[-1][2] == "$eq":
+        if _sort_index_range(node.target, shape[-1], dialect):
             value = node.child.field.kind.filter_param(node.child.value, dialect)  # type: ignore[union-attr]
             out += [value, value]  # a range of one (`_related_sql`)
         else:
@@ -117,7 +118,14 @@ def _where_sql(shape: Shape, dialect: Dialect, alias: str) -> str:
     tag = shape[0]
     if tag == "g":
         joiner = f" {shape[1]} "
-        return "(" + joiner.join(where_sql(s, dialect, alias) for s in shape[2]) + ")"
+        together = _intersected(shape, dialect)
+        terms = [where_sql(s, dialect, alias) for i, s in enumerate(shape[2]) if i not in together]
+        if together:
+            heads, selects = zip(
+                *(_related_select(shape[2][i], dialect, alias) for i in together), strict=True
+            )
+            terms.append(f"{heads[0]} IN ({' INTERSECT '.join(selects)})")
+        return "(" + joiner.join(terms) + ")"
     if tag == "r":
         return _related_sql(shape, dialect, alias)
     if tag == "v":
@@ -134,19 +142,41 @@ def _where_sql(shape: Shape, dialect: Dialect, alias: str) -> str:
 def _related_sql(shape: Shape, dialect: Dialect, alias: str) -> str:
     """A semi-join written as an uncorrelated `IN (subquery)`: both databases evaluate it
     once per statement instead of once per row."""
-    _, schema, attr, target, status, has_locale, child = shape
-    inner, lnk = alias + "x", alias + "l"
-    join = link_join(dialect, schema, attr, target, lnk, inner)
+    head, select = _related_select(shape, dialect, alias)
+    matched = f"{head} IN ({select})"
+    if null_value(shape[-1]) is not True:
+        return matched
+    # a condition that holds on a missing target (`$null`) also holds for documents that
+    # have none (the reference joins relations with LEFT JOIN)
+    _, schema, attr, target, status, has_locale, _child = shape
+    join = link_join(dialect, schema, attr, target, alias + "l", alias + "x")
+    conds = _target_conds(join, target, status, has_locale, alias + "x")
+    where = f" WHERE {' AND '.join(conds)}" if conds else ""
+    return f"({matched} OR {head} NOT IN (SELECT {', '.join(join.keys)} FROM {join.frm}{where}))"
+
+
+def _target_conds(join: Join, target: Any, status: str, has_locale: bool, inner: str) -> list[str]:
+    """The conditions of a relation's join and of the target rows it reads (their locale,
+    their version)."""
     conds = [*join.conds, *join.versions(status)]
     if isinstance(target, ContentType):
         if join.inverse and target.localized and has_locale:
             conds.append(f"{inner}.locale = ?")
         if target.draft_and_publish:
             conds.append(published(inner, status))
+    return conds
+
+
+def _related_select(shape: Shape, dialect: Dialect, alias: str) -> tuple[str, str]:
+    """The source columns of a relation filter (`t.id`, ...) and the SELECT of the link
+    keys whose targets match it."""
+    _, schema, attr, target, status, has_locale, child = shape
+    inner, lnk = alias + "x", alias + "l"
+    join = link_join(dialect, schema, attr, target, lnk, inner)
+    conds = _target_conds(join, target, status, has_locale, inner)
     sources = [f"{alias}.{c}" for c in join.source]
     head = sources[0] if len(sources) == 1 else f"({', '.join(sources)})"
-    picked = ", ".join(join.keys)
-    if _found_by_sort_index(target, child, dialect):
+    if _found_by_index(target, child, dialect) and dialect.index_hints:
         # `(c IS NULL) = 0` first: the key of the target's sort index (SQLite), which then
         # finds the values instead of scanning the whole table (2,000 tags and more under
         # a relation filter: 2.3 ms against 0.3 ms); an equality as a range of one, else
@@ -154,34 +184,68 @@ def _related_sql(shape: Shape, dialect: Dialect, alias: str) -> str:
         # sees the index's expression
         col = f"{inner}.{dialect.quote(child[1].column)}"
         found = (
-            f"{col} >= ? AND {col} <= ?" if child[2] == "$eq" else where_sql(child, dialect, inner)
+            f"{col} >= ? AND {col} <= ?"
+            if _sort_index_range(target, child, dialect)
+            else where_sql(child, dialect, inner)
         )
         conds += [f"({col} IS NULL) = 0", found]
-        matching = " AND ".join(conds)
     else:
-        matching = " AND ".join([*conds, where_sql(child, dialect, inner)])
-    matched = f"{head} IN (SELECT {picked} FROM {join.frm} WHERE {matching})"
-    if null_value(child) is not True:
-        return matched
-    # a condition that holds on a missing target (`$null`) also holds for documents that
-    # have none (the reference joins relations with LEFT JOIN)
-    where = f" WHERE {' AND '.join(conds)}" if conds else ""
-    return f"({matched} OR {head} NOT IN (SELECT {picked} FROM {join.frm}{where}))"
+        conds.append(where_sql(child, dialect, inner))
+    return head, f"SELECT {', '.join(join.keys)} FROM {join.frm} WHERE {' AND '.join(conds)}"
 
 
-def _found_by_sort_index(target: Any, child: Shape, dialect: Dialect) -> bool:
-    """Whether a relation filter is an `$eq` or `$in` of one of the target's columns that
-    its sort index leads with (SQLite's, of a type without locales or drafts, whose sort
-    indexes start with the column)."""
-    return (
-        dialect.index_hints
-        and child[0] == "c"
+def _found_by_index(target: Any, child: Shape, dialect: Dialect) -> bool:
+    """Whether a relation filter is an `$eq` or `$in` of a column of a target without
+    locales or drafts that an index of its own finds: SQLite's sort index of the column
+    (whose key leads with it), PostgreSQL's lookup index (`layout.lookup_indexes`)."""
+    if not (
+        child[0] == "c"
         and child[2] in ("$eq", "$in")
         and (child[2] == "$eq" or child[3] > 0)
         and isinstance(target, ContentType)
         and not version_key(target)
-        and child[1].column in sort_indexes(dialect, target)
-    )
+    ):
+        return False
+    column = child[1].column
+    if dialect.index_hints:
+        return column in sort_indexes(dialect, target)
+    return column in lookup_indexes(dialect, target)
+
+
+def _sort_index_range(target: Any, child: Shape, dialect: Dialect) -> bool:
+    """Whether a relation filter's `$eq` is written as a range of one over the target's
+    sort index (SQLite; its value is then bound twice)."""
+    return dialect.index_hints and child[2] == "$eq" and _found_by_index(target, child, dialect)
+
+
+def _intersected(shape: Shape, dialect: Dialect) -> tuple[int, ...]:
+    """Of an AND group's terms, those written together as one `IN (a INTERSECT b ...)`
+    (PostgreSQL): two or more relation filters from the same source column, each found by
+    an index of its target. Each set is then read once through its index and the two are
+    hashed together (a category and two tags of 2,000 articles: 0.23 against 1.07 ms of
+    the server's CPU), where semi-joins side by side look up every candidate of the first
+    in the second, row by row."""
+    if not dialect.lookup_indexes or shape[1] != "AND":
+        return ()
+    heads: dict[tuple[str, ...], list[int]] = {}
+    for i, term in enumerate(shape[2]):
+        if term[0] != "r" or null_value(term[-1]) is True:
+            continue
+        if not _found_by_index(term[3], term[-1], dialect):
+            continue
+        join = link_join(dialect, term[1], term[2], term[3])
+        if len(join.source) == 1:
+            heads.setdefault(join.source, []).append(i)
+    best = max(heads.values(), key=len, default=[])
+    return tuple(best) if len(best) >= 2 else ()
+
+
+def _written_order(shape: Shape, dialect: Dialect) -> list[int]:
+    """The order in which `where_sql` writes an AND or OR group's terms (and binds their
+    values): the terms it intersects go last."""
+    together = _intersected(shape, dialect)
+    rest = [i for i in range(len(shape[2])) if i not in together]
+    return [*rest, *together]
 
 
 def _versions_sql(ct: ContentType, kind: str, alias: str, dialect: Dialect) -> str:

@@ -92,6 +92,10 @@ class Dialect:
     # reads may name their index (SQLite's INDEXED BY): the layout makes a covering scan
     # index and one sort index per small column, which list reads name (`index_hint`)
     index_hints: ClassVar[bool] = False
+    # the layout makes a plain index per small attribute of a type without locales or
+    # drafts (`layout.lookup_indexes`), and relation filters side by side that such indexes
+    # find are read as one intersection of their sets (`where._intersected`)
+    lookup_indexes: ClassVar[bool] = False
     # CREATE INDEX ... WHERE (partial indexes)
     partial_indexes: ClassVar[bool] = True
     # CREATE INDEX ... INCLUDE (columns carried for index-only reads)

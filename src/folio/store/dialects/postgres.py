@@ -95,6 +95,7 @@ class PostgresDialect(Dialect):
     one_writer = False
     embedded = False
     index_hints = False
+    lookup_indexes = True
     partial_indexes = True
     covering_indexes = True
     nulls_largest = True
