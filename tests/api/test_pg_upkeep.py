@@ -23,6 +23,11 @@ def _vacuumed(url: str, table: str) -> bool:
     return bool(rows and rows[0][0])
 
 
+def _vacuums(url: str, table: str) -> int:
+    rows = run_sql(url, f"SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = '{table}'")
+    return int(rows[0][0]) if rows else 0
+
+
 def test_a_bulk_load_is_vacuumed_and_counts_become_index_only(app_dir: Path) -> None:
     url = database_url("postgres", app_dir)
     for api in make_api(app_dir, url):
@@ -41,6 +46,22 @@ def test_a_bulk_load_is_vacuumed_and_counts_become_index_only(app_dir: Path) -> 
         assert pages > 0 and visible == pages and tuples == 260
         r = api.get("/api/tags?pagination[pageSize]=1")
         assert r.json()["meta"]["pagination"]["total"] == 260
+
+
+def test_a_stream_of_writes_that_never_settles_is_vacuumed_meanwhile(app_dir: Path) -> None:
+    """A site being edited writes without a quiet second: its tables are vacuumed while the
+    writes go on, not only after they stop."""
+    url = database_url("postgres", app_dir)
+    for api in make_api(app_dir, url):
+        before = _vacuums(url, "tags")
+        deadline = time.monotonic() + 60
+        written = 0
+        while _vacuums(url, "tags") == before and time.monotonic() < deadline:
+            r = api.post("/api/tags", {"data": {"name": f"tag {written}"}})
+            assert r.status_code == 201, r.text
+            written += 1
+            time.sleep(0.01)
+        assert _vacuums(url, "tags") > before
 
 
 def test_the_scan_index_carries_the_small_columns_that_always_fit(app_dir: Path) -> None:
