@@ -197,6 +197,51 @@ def test_sqlite_reads_through_the_covering_and_sort_indexes(app_dir: Path) -> No
     assert "INDEX articles_sort_" in walked and "TEMP B-TREE FOR ORDER BY" not in walked
 
 
+def test_mysql_filters_on_small_columns_read_the_index_that_carries_them(app_dir: Path) -> None:
+    """MySQL: beside the narrow list index, one carries the small columns in its key; a
+    list filtered on them names it (the planner would take the narrow one and look every
+    row up), one filtered on a related type or a long column does not; the answers agree."""
+    from tests.conftest import MYSQL_URL
+
+    if not MYSQL_URL:
+        pytest.skip("MySQL only")
+    from folio.auth.principal import OPEN
+    from folio.http.rest.qs import parse_qs
+
+    url = database_url("mysql", app_dir)
+    with running(app_dir, url) as api:
+        seed(api)
+        folio = api.folio
+        ct = folio.registry.by_route["articles"]
+        reader = folio.documents._reads.reader(ct)
+
+        def page_sql(query: str) -> str:
+            return str(
+                reader.find_statements(folio.documents.query(ct, parse_qs(query), OPEN)).page
+            )
+
+        small = "filters[title][$containsi]=tab&filters[views][$null]=true&sort=publishDate:desc"
+        got, meta = titles_and_meta(api, small)
+        assert got == ["Gamma tab", "Zeta tab", "Alpha tab", "Epsilon tab", "Delta TAB"]
+        assert meta["total"] == 5
+        related = "filters[category][name][$eq]=News"
+        assert sorted(titles_and_meta(api, related)[0]) == ["Alpha tab", "Zeta tab"]
+        long_text = "filters[description][$null]=true&filters[title][$eq]=Beta"
+        assert titles_and_meta(api, long_text)[0] == ["Beta"]
+        hinted = {q: "USE INDEX" in page_sql(q) for q in (small, related, long_text)}
+    assert hinted == {small: True, related: False, long_text: False}
+    rows = run_sql(
+        url,
+        "SELECT index_name, GROUP_CONCAT(column_name ORDER BY seq_in_index) FROM "
+        "information_schema.statistics WHERE table_schema = DATABASE() AND "
+        "table_name = 'articles' AND index_name LIKE 'articles_scan_%' GROUP BY index_name",
+    )
+    keys = sorted(str(r[1]) for r in rows)
+    assert keys[0] == "locale,published_at,id"
+    assert keys[1].startswith("locale,published_at,id,created_at,updated_at,title,slug,")
+    assert "publish_date" in keys[1] and "description" not in keys[1]
+
+
 def test_indexes_of_an_earlier_layout_are_replaced(app_dir: Path, url: str) -> None:
     with running(app_dir, url) as api:
         seed(api)
@@ -218,8 +263,9 @@ def test_indexes_of_an_earlier_layout_are_replaced(app_dir: Path, url: str) -> N
     assert "articles_scan_0000000000" not in names
     assert "articles_list_idx" not in names
     assert {n for n in names if n.startswith("articles_scan_")} == scan
-    # PostgreSQL: per status, a narrow and a covering one
-    assert len(scan) == (4 if url.startswith("postgres") else 1)
+    # PostgreSQL: per status, a narrow and a covering one; MySQL: a narrow one and one that
+    # carries the small columns in its key
+    assert len(scan) == (4 if url.startswith("postgres") else 2 if url.startswith("mysql") else 1)
 
 
 def _source_flags_agree(url: str) -> bool:

@@ -52,6 +52,9 @@ def sync_schema(dialect: Dialect, tables: list[Table]) -> Program:
             )
             changes.append(f"created table {table.name}")
         else:
+            # the indexes this layout replaces go first: a column they hold may change type
+            # below (a string becoming a text, which MySQL's keys cannot hold whole)
+            yield from _drop_replaced_indexes(dialect, table, changes)
             present = yield from dialect.existing_columns(table.name)
             before = recorded.get(table.name, {})
             for col in table.columns:
@@ -84,15 +87,20 @@ def sync_schema(dialect: Dialect, tables: list[Table]) -> Program:
     return changes
 
 
-def _sync_indexes(dialect: Dialect, table: Table, changes: list[str]) -> Program:
-    """Creates the table's missing indexes and drops the ones an earlier layout made that
-    this one replaces (retired names, outdated members of the table's index family)."""
+def _drop_replaced_indexes(dialect: Dialect, table: Table, changes: list[str]) -> Program:
+    """Drops the indexes an earlier layout made that this one replaces (retired names,
+    outdated members of the table's index family)."""
     names = {i.name for i in table.indexes}
     present = yield from dialect.existing_indexes(table.name)
     for name in sorted(present - names):
         if name in table.retired or table.in_family(name):
             yield execute(dialect.drop_index(name, table.name))
             changes.append(f"dropped index {name}")
+
+
+def _sync_indexes(dialect: Dialect, table: Table, changes: list[str]) -> Program:
+    """Creates the table's missing indexes."""
+    present = yield from dialect.existing_indexes(table.name)
     for index in table.indexes:
         if index.name in present:
             continue

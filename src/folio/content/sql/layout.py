@@ -314,6 +314,35 @@ def _list_indexes(d: Dialect, ct: ContentType) -> list[Index]:
     return out
 
 
+def key_carried(d: Dialect, ct: ContentType) -> list[str]:
+    """Where indexes carry columns as key parts (`Dialect.carried_key_bytes`, MySQL): the
+    columns the list index carries after its key, the timestamps and then the small
+    attributes in order, each while it fits."""
+    out: list[str] = []
+    room, parts = d.carried_key_bytes, d.carried_key_parts
+    candidates: list[tuple[str, int | None]] = [("created_at", None), ("updated_at", None)]
+    for attr in _narrow(ct):
+        max_chars = getattr(attr.kind, "max_chars", None)
+        candidates.append((str(attr.column), max_chars(attr) if max_chars else None))
+    for column, chars in candidates:
+        need = d.key_part_bytes(chars)
+        if parts > 0 and need <= room:
+            out.append(column)
+            room -= need
+            parts -= 1
+    return out
+
+
+def carried_index(d: Dialect, ct: ContentType) -> tuple[str, str] | None:
+    """Where indexes carry columns as key parts (MySQL): the name and key of the list index
+    that carries them (`key_carried`), if any fit."""
+    carried = key_carried(d, ct)
+    if not carried:
+        return None
+    key = ", ".join([LIST_ORDER, *(d.quote(c) for c in carried)])
+    return f"{ct.table}_scan_{_digest(key)}", key
+
+
 def version_key(ct: ContentType) -> list[str]:
     """Where reads name their indexes (SQLite): the columns a list of one version set fixes, as its
     statements write them (a type's reads constrain the locale only where it is localized, the
@@ -417,8 +446,15 @@ def _content_table(d: Dialect, ct: ContentType) -> Table:
     elif d.partial_indexes:
         t.indexes += _list_indexes(d, ct)
     else:
-        # one version set in id order, the status a range of the key
+        # one version set in id order, the status a range of the key (a plain count or a
+        # default page reads it in the fewest pages); beside it, MySQL's second one carries
+        # the small columns that fit after the key, as SQLite's does (a filtered count of
+        # 1,600 articles reads that index alone: 3,207 pages and 3.9 ms of the server's CPU
+        # when every row was looked up in the table)
         t.indexes.append(Index(f"{ct.table}_scan_{_digest(LIST_ORDER)}", LIST_ORDER))
+        carried = carried_index(d, ct)
+        if carried is not None:
+            t.indexes.append(Index(*carried))
     t.indexes.append(Index(f"{ct.table}_document_idx", "document_id"))
     if d.index_hints:
         t.indexes += [

@@ -11,9 +11,15 @@ from typing import Any
 
 from folio.caches import BoundedCache, weigh
 from folio.content.query import Query
-from folio.content.sql.layout import scan_index_name, sort_indexes, version_terms
+from folio.content.sql.layout import (
+    carried_index,
+    key_carried,
+    scan_index_name,
+    sort_indexes,
+    version_terms,
+)
 from folio.content.sql.sort import order_term, sort_column, sort_expr
-from folio.content.sql.where import compile_where
+from folio.content.sql.where import compile_where, own_columns
 from folio.schema.kinds import Converter
 from folio.schema.model import ContentType, Schema
 from folio.store.dialects.base import BIGINTEGER, DATETIME, TEXT, Dialect
@@ -169,6 +175,11 @@ class TypeReader:
         hints = dialect.index_hints
         self._scan = dialect.index_hint(scan_index_name(dialect, ct)) if hints else ""
         self._sort_indexes = sort_indexes(dialect, ct) if hints else {}
+        # where the list index that carries small columns must be named (MySQL): it, and
+        # the columns it carries
+        carried = carried_index(dialect, ct)
+        self._carried_hint = dialect.carried_hint(carried[0]) if carried else ""
+        self._carried = set(key_carried(dialect, ct)) if carried else set()
         # `snapshots`: (count statement, parameters) -> (snapshot, total) of the last count
         self._totals: BoundedCache[tuple[str, int]] = BoundedCache(1024, 1024 * 1024)
 
@@ -228,6 +239,10 @@ class TypeReader:
         # are parameters (its generic plan cannot be priced): a first page's are written
         # in, and after five runs it keeps one plan, about 0.1 ms less per page
         first = page.size if d.literal_first_limit and page.offset == 0 else None
+        carried = False
+        if self._carried_hint and read.filters is not None:
+            columns = own_columns(read.filters)
+            carried = columns is not None and columns <= self._carried
         key = (
             "find",
             tuple(read.fields) if read.fields is not None else None,
@@ -238,10 +253,13 @@ class TypeReader:
             fixed,
             first,
             gated,
+            carried,
         )
         plan = self._statements.get(key)
         if plan is None:
-            plan = self._plan(read.fields, where, order, counted, fixed, with_count, first, gated)
+            plan = self._plan(
+                read.fields, where, order, counted, fixed, with_count, first, gated, carried
+            )
             self._statements.put(key, plan, weigh(key, *[p for p in plan if isinstance(p, str)]))
         page_sql, count_sql, walk_sql, in_page, twice, remembers = plan
         bounds = [] if first is not None else [page.size, page.offset]
@@ -273,6 +291,7 @@ class TypeReader:
         with_count: bool = False,
         first: int | None = None,
         gated: bool = False,
+        carried: bool = False,
     ) -> tuple[str, str, str | None, bool, bool, bool]:
         """(page, count, walk or None, whether the page carries the count, whether the
         page's parameters repeat the conditions' before its own, whether they start with a
@@ -285,6 +304,9 @@ class TypeReader:
         # with its version set fixed, SQLite reads the scan index or a sort index by name:
         # its planner would otherwise walk a sort index for any page sorted on its column
         scan = f"{table} t{self._scan if fixed else ''}"
+        if carried:
+            # the filter reads only columns the carrying list index holds (MySQL)
+            scan = f"{table} t{self._carried_hint}"
         filtered = f" WHERE {where}" if where else ""
         ordering = self._order(order)
         count = f"SELECT COUNT(*) FROM {scan}{filtered}"
@@ -331,7 +353,7 @@ class TypeReader:
         if counted:
             page = (
                 f"SELECT {sel.sql}, w.total{', ' + snapshot if gate else ''} FROM {table} t "
-                f"JOIN (SELECT t.id, COUNT(*) OVER () AS total FROM {table} t{filtered} "
+                f"JOIN (SELECT t.id, COUNT(*) OVER () AS total FROM {scan}{filtered} "
                 f"ORDER BY {ordering} {bounds}) w ON w.id = t.id"
                 f"{' WHERE ' + gate if gate else ''} ORDER BY {ordering}"
             )

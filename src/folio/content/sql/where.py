@@ -215,7 +215,7 @@ def _found_by_index(target: Any, child: Shape, dialect: Dialect) -> bool:
 def _sort_index_range(target: Any, child: Shape, dialect: Dialect) -> bool:
     """Whether a relation filter's `$eq` is written as a range of one over the target's
     sort index (SQLite; its value is then bound twice)."""
-    return dialect.index_hints and child[2] == "$eq" and _found_by_index(target, child, dialect)
+    return dialect.index_hints and _found_by_index(target, child, dialect) and child[2] == "$eq"
 
 
 def _intersected(shape: Shape, dialect: Dialect) -> tuple[int, ...]:
@@ -277,6 +277,24 @@ def _versions_sql(ct: ContentType, kind: str, alias: str, dialect: Dialect) -> s
             f"({alias}.published_at IS NOT NULL AND {exists(f'{v}.published_at IS NULL')})"
         ),
     }[kind]
+
+
+def own_columns(node: Node) -> set[str] | None:
+    """The columns a filter tree's conditions read on the rows themselves, or None where it
+    reaches related rows or other versions."""
+    if isinstance(node, Cond):
+        return {str(node.field.column)}
+    if isinstance(node, Group):
+        out: set[str] = set()
+        for child in node.children:
+            found = own_columns(child)
+            if found is None:
+                return None
+            out |= found
+        return out
+    if isinstance(node, Rel | Versions):
+        return None
+    return own_columns(node.child)
 
 
 def null_value(shape: Shape) -> bool | None:

@@ -100,6 +100,11 @@ class Dialect:
     partial_indexes: ClassVar[bool] = True
     # CREATE INDEX ... INCLUDE (columns carried for index-only reads)
     covering_indexes: ClassVar[bool] = False
+    # without INCLUDE (MySQL): the list index carries small columns as trailing key parts,
+    # within this many bytes of key after its own columns and `carried_key_parts` parts (0:
+    # it carries none); `key_part_bytes` is what a column may take there
+    carried_key_bytes: ClassVar[int] = 0
+    carried_key_parts: ClassVar[int] = 0
     # NULLs sort after every value ascending (PostgreSQL), as the API answers; elsewhere
     # ORDER BY says so (`order_term`)
     nulls_largest: ClassVar[bool] = False
@@ -170,6 +175,11 @@ class Dialect:
             return f"{col} <> ALL(?)", [list(values)]
         return f"{col} NOT IN ({marks(len(values))})", list(values)
 
+    def key_part_bytes(self, chars: int | None) -> int:
+        """The most bytes a column takes in an index key: a text of up to `chars`
+        characters, or (None) a number, a date or a flag (`carried_key_bytes`)."""
+        return 10 if chars is None else 4 * chars + 3
+
     def compare(self, col: str, symbol: str) -> str:
         """A comparison of a column with one parameter (`=`, `<>`, `<`, ...). Text
         compares case-sensitively everywhere (a database whose collation ignores case
@@ -206,6 +216,12 @@ class Dialect:
         if self.nulls_largest:
             return f"{ref} {direction}"
         return f"({ref} IS NULL) {direction}, {ref} {direction}"
+
+    def carried_hint(self, index: str) -> str:
+        """What follows a table's alias to read a filtered list through the list index
+        that carries the filtered columns (`carried_key_bytes`): MySQL's planner prefers
+        the narrow one and looks every row up in the table."""
+        return ""
 
     def index_hint(self, index: str) -> str:
         """What follows a table's alias to read it through `index` (only where

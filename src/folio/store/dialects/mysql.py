@@ -215,6 +215,11 @@ class MySQLDialect(Dialect):
     index_hints = False
     partial_indexes = False
     covering_indexes = False
+    # InnoDB's keys take up to 3,072 bytes (each text counted at 4 bytes a character, plus
+    # its length and NULL flag) and 16 parts; the list key (locale, published_at, id) takes
+    # 781 and 3
+    carried_key_bytes = 3072 - 781
+    carried_key_parts = 16 - 3
     nulls_largest = False
     # The token of the committed state is read by a statement of its own (the read memo's
     # `Version` step), not carried by the page's rows: the gated page's form, `(page ORDER
@@ -399,6 +404,9 @@ class MySQLDialect(Dialect):
 
     def identity(self, big: bool = False) -> str:
         return f"{'BIGINT' if big else 'INT'} AUTO_INCREMENT PRIMARY KEY"
+
+    def carried_hint(self, index: str) -> str:
+        return f" USE INDEX ({self.quote(index)})"
 
     def text_key(self) -> str:
         return f"VARCHAR({KEY_CHARS})"
