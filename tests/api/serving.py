@@ -39,40 +39,71 @@ def serving(
         env = {k: v for k, v in os.environ.items() if k not in CLEARED}
     if log is None:
         log = app.parent / f"{app.name}-server.log"
-    base = f"http://127.0.0.1:{free_port()}"
     with ExitStack() as stack:
         out: Any = stack.enter_context(log.open("wb"))
-        proc = subprocess.Popen(
-            [*FOLIO, "serve", str(app), "--port", base.rsplit(":", 1)[1], *(args or [])],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            if not _started(base, proc):
-                proc.terminate()
-                proc.wait(timeout=10)
+        for attempt in range(3):
+            base = f"http://127.0.0.1:{free_port()}"
+            proc = subprocess.Popen(
+                [*FOLIO, "serve", str(app), "--port", base.rsplit(":", 1)[1], *(args or [])],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+            started = _started(base, proc)
+            if started:
+                break
+            proc.terminate()
+            proc.wait(timeout=10)
+            if started is False or attempt == 2:
                 raise AssertionError(f"server did not start: {log.read_text()}")
+        try:
             yield base
         finally:
             proc.terminate()
             proc.wait(timeout=10)
 
 
-def _started(base: str, proc: subprocess.Popen[bytes], seconds: float = 20) -> bool:
-    """Whether the server at `base` answers `/_health` within `seconds` (False once its
-    process has ended)."""
+def _started(base: str, proc: subprocess.Popen[bytes], seconds: float = 20) -> bool | None:
+    """True once the server at `base` answers `/_health` from this process; False once
+    its process has ended or `seconds` have passed; None when another process answers on
+    its port (it took the port chosen meanwhile, so this one cannot listen there)."""
+    port = int(base.rsplit(":", 1)[1])
     deadline = time.monotonic() + seconds
     while True:
         try:
             with urllib.request.urlopen(base + "/_health", timeout=2) as r:
                 if r.status == 204:
-                    return True
+                    return True if listens(proc.pid, port) else None
         except OSError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             return False
         time.sleep(0.05)
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process `pid` holds the socket that listens on TCP `port`."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(f"socket:[{fields[9]}]")
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 class Output:
@@ -118,17 +149,24 @@ def piped_server(
     end."""
     if env is None:
         env = {k: v for k, v in os.environ.items() if k not in CLEARED}
-    base = f"http://127.0.0.1:{free_port()}"
-    proc = subprocess.Popen(
-        [*FOLIO, "serve", str(app), "--port", base.rsplit(":", 1)[1], *(args or [])],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    output = Output(proc)
-    try:
-        if not _started(base, proc):
+    for attempt in range(3):
+        base = f"http://127.0.0.1:{free_port()}"
+        proc = subprocess.Popen(
+            [*FOLIO, "serve", str(app), "--port", base.rsplit(":", 1)[1], *(args or [])],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        output = Output(proc)
+        started = _started(base, proc)
+        if started:
+            break
+        proc.terminate()
+        proc.wait(timeout=10)
+        output.join()
+        if started is False or attempt == 2:
             raise AssertionError("server did not start: " + "\n".join(output.stderr))
+    try:
         yield base, proc, output
     finally:
         proc.terminate()

@@ -15,6 +15,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tests.api.serving import listens
+
 ROOT = Path(__file__).resolve().parents[2]
 FOLIO = str(ROOT / ".venv" / "bin" / "folio")
 # the reference app's models (identical to the blog fixture's, which stand in for them
@@ -160,7 +162,12 @@ class Server:
             try:
                 with urllib.request.urlopen(self.base + "/_health", timeout=5) as r:
                     if r.status == 204:
-                        return self
+                        if listens(self.proc.pid, self.port):
+                            return self
+                        # another server took the port chosen (the test suite runs beside
+                        # these cases) and answered: this one cannot bind it
+                        self.stop()
+                        raise RuntimeError(f"port {self.port} already in use by another process")
             except OSError:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
