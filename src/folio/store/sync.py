@@ -46,6 +46,8 @@ def sync_schema(dialect: Dialect, tables: list[Table]) -> Program:
     state_rows = yield query(f"SELECT name, columns FROM {q(STATE_TABLE)}")
     recorded: dict[str, dict[str, str]] = {r[0]: orjson.loads(r[1]) for r in state_rows}
     for table in tables:
+        # the table's indexes as they stand, once read (None: to be read)
+        indexes: set[str] | None = None
         if table.name not in existing:
             yield execute(
                 dialect.create_table(table.name, [(c.name, c.sql) for c in table.columns])
@@ -54,7 +56,7 @@ def sync_schema(dialect: Dialect, tables: list[Table]) -> Program:
         else:
             # the indexes this layout replaces go first: a column they hold may change type
             # below (a string becoming a text, which MySQL's keys cannot hold whole)
-            yield from _drop_replaced_indexes(dialect, table, changes)
+            indexes = yield from _drop_replaced_indexes(dialect, table, changes)
             present = yield from dialect.existing_columns(table.name)
             before = recorded.get(table.name, {})
             for col in table.columns:
@@ -76,7 +78,8 @@ def sync_schema(dialect: Dialect, tables: list[Table]) -> Program:
                 if old is None or old == col.type_name:
                     continue
                 yield from _change_type(dialect, table, col, old, changes)
-        yield from _sync_indexes(dialect, table, changes)
+                indexes = None  # it may have dropped some
+        yield from _sync_indexes(dialect, table, indexes)
         columns = {c.name: c.type_name for c in table.columns}
         if recorded.get(table.name) != columns:
             text = orjson.dumps(columns).decode()
@@ -89,18 +92,21 @@ def sync_schema(dialect: Dialect, tables: list[Table]) -> Program:
 
 def _drop_replaced_indexes(dialect: Dialect, table: Table, changes: list[str]) -> Program:
     """Drops the indexes an earlier layout made that this one replaces (retired names,
-    outdated members of the table's index family)."""
+    outdated members of the table's index family); returns those that remain."""
     names = {i.name for i in table.indexes}
-    present = yield from dialect.existing_indexes(table.name)
+    present: set[str] = yield from dialect.existing_indexes(table.name)
     for name in sorted(present - names):
         if name in table.retired or table.in_family(name):
             yield execute(dialect.drop_index(name, table.name))
             changes.append(f"dropped index {name}")
+            present.discard(name)
+    return present
 
 
-def _sync_indexes(dialect: Dialect, table: Table, changes: list[str]) -> Program:
-    """Creates the table's missing indexes."""
-    present = yield from dialect.existing_indexes(table.name)
+def _sync_indexes(dialect: Dialect, table: Table, present: set[str] | None) -> Program:
+    """Creates the table's missing indexes (`present`: those it has, if already read)."""
+    if present is None:
+        present = yield from dialect.existing_indexes(table.name)
     for index in table.indexes:
         if index.name in present:
             continue
