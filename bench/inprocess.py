@@ -3,9 +3,9 @@
 Loads the app in this process (on its configured database, seeded e.g. with
 ../shared/bench/seed.py against `folio serve`), then calls the ASGI application directly on a
 uvloop event loop, one request at a time, and prints the best of several batches of the
-process CPU per request (on PostgreSQL its pool backends' CPU too). Noise from the rest of the
-machine mostly stays out of it, so two versions of the code can be compared to a few
-percent. `--profile` prints where the time went instead (cProfile, sorted by own time);
+process CPU per request (on PostgreSQL its pool backends' CPU too, on MySQL the server's).
+Noise from the rest of the machine mostly stays out of it, so two versions of the code can
+be compared to a few percent. `--profile` prints where the time went instead (cProfile, sorted by own time);
 `--statements`, the statements of one request.
 
     .venv/bin/python bench/inprocess.py APP_DIR [--only list,create] [--requests 200]
@@ -86,8 +86,9 @@ class Driver:
 
 
 class Served:
-    """The app started in this process (its lifespan run), the driver that calls it, and on
-    PostgreSQL the backends of its pool (whose CPU is counted beside); `stop()` ends it."""
+    """The app started in this process (its lifespan run), the driver that calls it, and the
+    database processes whose CPU is counted beside (PostgreSQL: its pool's backends; MySQL:
+    the server); `stop()` ends it."""
 
     def __init__(self, asgi: Any, folio: Any) -> None:
         self.asgi = asgi
@@ -118,11 +119,30 @@ class Served:
             self.backends = [c.get_server_pid() for c in held]
             for c in held:
                 pool.release(c, True)
+        elif self.folio.db.dialect.name == "mysql":
+            # one server process whose threads serve every connection: all of its CPU is
+            # counted (the server must be on this machine and otherwise idle)
+            self.backends = _mysql_servers()
         return self
 
     async def stop(self) -> None:
         await self._lifespan.put({"type": "lifespan.shutdown"})
         await self._life
+
+
+def _mysql_servers() -> list[int]:
+    """The MySQL or MariaDB server processes running on this machine."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() in (
+                "mariadbd",
+                "mysqld",
+            ):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
 def _backends_cpu(pids: list[int]) -> float:

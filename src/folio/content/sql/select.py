@@ -230,9 +230,10 @@ class TypeReader:
             parts.append(where_text)
             params.extend(where_params)
         where = " AND ".join(parts)
-        # filtered lists scan: count them in the same pass as the page, or first
+        # filtered lists scan: count them in the same pass as the page, or first (where
+        # pages carry their counts, `Dialect.counted_pages`, unfiltered ones too)
         with_count = read.pagination.with_count
-        counted = bool(where_text) and with_count
+        counted = with_count and (bool(where_text) or d.counted_pages)
         fixed = read.locale is not None or not self.ct.localized
         page = read.pagination
         # PostgreSQL plans a prepared statement anew at each run while its LIMIT and OFFSET
@@ -350,12 +351,19 @@ class TypeReader:
                 f"WHERE {d.distinct(snapshot, text, negated=True)}"
             )
 
+        # the rows joined to a page's ids in the order of its derived table's sort keys
+        # (`Dialect.derived_sort_keys`), where they are columns
+        keys, joined_order = "", ordering
+        if d.derived_sort_keys and not simple and not any(c.startswith("(") for c, _ in order):
+            keys = "".join(f", {sort_expr(c, d)} AS k{i}" for i, (c, _) in enumerate(order))
+            joined_order = self._order(order, lambda i, column: f"w.k{i}", "w.id")
+
         if counted:
             page = (
                 f"SELECT {sel.sql}, w.total{', ' + snapshot if gate else ''} FROM {table} t "
-                f"JOIN (SELECT t.id, COUNT(*) OVER () AS total FROM {scan}{filtered} "
+                f"JOIN (SELECT t.id, COUNT(*) OVER () AS total{keys} FROM {scan}{filtered} "
                 f"ORDER BY {ordering} {bounds}) w ON w.id = t.id"
-                f"{' WHERE ' + gate if gate else ''} ORDER BY {ordering}"
+                f"{' WHERE ' + gate if gate else ''} ORDER BY {joined_order}"
             )
             return marked(page, 2), count, None, True, False, False
 
@@ -373,9 +381,9 @@ class TypeReader:
                     f"SELECT {sel.sql}{extra} FROM {scan}{gated_where} ORDER BY {ordering} {bounds}"
                 )
             return (
-                f"SELECT {sel.sql}{extra} FROM {table} t JOIN (SELECT t.id FROM {scan}{filtered} "
-                f"ORDER BY {ordering} {bounds}) w ON w.id = t.id"
-                f"{' WHERE ' + gate if gate else ''} ORDER BY {ordering}"
+                f"SELECT {sel.sql}{extra} FROM {table} t JOIN (SELECT t.id{keys} FROM "
+                f"{scan}{filtered} ORDER BY {ordering} {bounds}) w ON w.id = t.id"
+                f"{' WHERE ' + gate if gate else ''} ORDER BY {joined_order}"
             )
 
         if snapshot and with_count:

@@ -120,6 +120,15 @@ class Dialect:
     # a page's ids are found first, in a derived table read from the list index, and its
     # rows joined to them after (elsewhere, SQLite: `IN (subquery ... LIMIT)` forms)
     deferred_pages: ClassVar[bool] = True
+    # the derived table of a sorted page carries its sort keys, and the page's rows are
+    # ordered by those: MySQL sorts a join ordered by the table's own columns in a
+    # temporary table holding every selected column (kept on disk where they include
+    # texts), and a join ordered by its first table's columns by sorting that table first
+    derived_sort_keys: ClassVar[bool] = False
+    # a counted page carries its total (a window count) whether it is filtered or not: one
+    # statement instead of the page and a count beside it (elsewhere an unfiltered page's
+    # count is a statement of its own, or PostgreSQL's remembered one, `snapshots`)
+    counted_pages: ClassVar[bool] = False
     # a hash join of many link rows keeps no order: an inverse relation's rows are
     # sorted by position and source (PostgreSQL)
     unordered_joins: ClassVar[bool] = False

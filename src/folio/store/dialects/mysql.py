@@ -230,6 +230,11 @@ class MySQLDialect(Dialect):
     materialized_cte = False
     # a page's ids in a derived table (MySQL refuses LIMIT in an IN subquery)
     deferred_pages = True
+    # a `$containsi` page sorted by date: 1.33 -> 1.0 ms of MariaDB's CPU
+    derived_sort_keys = True
+    # page 4 of 1,600 articles and its total: 0.575 -> 0.525 ms of MariaDB's CPU, and one
+    # round trip less
+    counted_pages = True
     unordered_joins = True
     skip_locked = True
     notifications = False
