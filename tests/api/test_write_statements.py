@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from folio.store.program import Program, query
 from tests.api.test_relations import image_file
 from tests.conftest import Api
 
@@ -94,6 +95,33 @@ def test_republish_statements_do_not_grow_with_links_and_components(api: Api) ->
     assert draft.status_code == 200, draft.text
     draft_ids = {link["id"] for link in draft.json()["data"]["links"]}
     assert draft_ids.isdisjoint(link["id"] for link in got["links"])
+    # the media of a component went with its copy, and the replaced copies left none behind
+    for status in ("published", "draft"):
+        r = api.get(
+            f"/api/articles/{ten['documentId']}?status={status}&populate[seo][populate]=shareImage"
+            "&populate[cover]=true"
+        )
+        assert r.status_code == 200, r.text
+        assert r.json()["data"]["seo"]["shareImage"]["id"] == files[0]
+        assert r.json()["data"]["cover"]["id"] == files[0]
+    assert orphan_media_links(api) == 0
+
+
+def orphan_media_links(api: Api) -> int:
+    """Media links of SEO components or articles whose row is gone."""
+
+    def program() -> Program:
+        rows = yield query(
+            'SELECT COUNT(*) FROM "files_related_mph" f WHERE (f.related_type = ? AND NOT '
+            'EXISTS (SELECT 1 FROM "components_shared_seos" c WHERE c.id = f.related_id)) OR '
+            "(f.related_type = ? AND NOT EXISTS "
+            '(SELECT 1 FROM "articles" a WHERE a.id = f.related_id))',
+            ("shared.seo", "api::article.article"),
+        )
+        return int(rows[0][0])
+
+    assert api.client.portal is not None
+    return int(api.client.portal.call(api.folio.db.read, program()))
 
 
 def test_publish_statements_do_not_grow_with_links_and_components(api: Api) -> None:

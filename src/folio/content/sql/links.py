@@ -648,15 +648,24 @@ class LinkStore:
         self, schema: Schema, from_id: int, to_id: int, fields: list[str] | None = None
     ) -> Program:
         """Copies the relations, components and media of one row to another (publishing), or
-        only those of `fields` (sharing values between locales)."""
-        yield from self._copy_rows(schema, [(from_id, to_id)], fields)
+        only those of `fields` (sharing values between locales). Copying them all, the
+        media links of the row and of its components are copied in one statement, last."""
+        media: list[tuple[int, int, str]] | None = [] if fields is None else None
+        yield from self._copy_rows(schema, [(from_id, to_id)], fields, media)
+        if media:
+            yield from self._copy_media(media)
 
     def _copy_rows(
-        self, schema: Schema, pairs: list[tuple[int, int]], fields: list[str] | None = None
+        self,
+        schema: Schema,
+        pairs: list[tuple[int, int]],
+        fields: list[str] | None = None,
+        media: list[tuple[int, int, str]] | None = None,
     ) -> Program:
         """Copies the links of each row `a` of `(a, b)` pairs to row `b`: a number of
         statements that depends on the schema, not on how many rows or links there are (the
-        rows of many pairs are named by one parameter table, `_param_rows`)."""
+        rows of many pairs are named by one parameter table, `_param_rows`). Where `media`
+        is given, the media links to copy are left in it as (a, b, type) instead."""
         attrs = [a for a in schema.attributes.values() if fields is None or a.name in fields]
         only, only_params = _fields_clause(fields)
         q = self.quote
@@ -693,7 +702,9 @@ class LinkStore:
                     f"JOIN {table} l ON l.source_id = m.c0{keep} ORDER BY l.id",
                     params,
                 )
-        if any(a.type == "media" for a in attrs):
+        if any(a.type == "media" for a in attrs) and media is not None:
+            media.extend((a, b, schema.uid) for a, b in pairs)
+        elif any(a.type == "media" for a in attrs):
             files = q(FILES_LINK_TABLE)
             head = f"INSERT INTO {files} (file_id, related_id, related_type, field, position) "
             if one:
@@ -712,13 +723,33 @@ class LinkStore:
                         [*params, schema.uid, *only_params],
                     )
         if any(a.type in ("component", "dynamiczone") for a in attrs):
-            yield from self._copy_components(schema, pairs, only, only_params)
+            yield from self._copy_components(schema, pairs, only, only_params, media)
+
+    def _copy_media(self, media: list[tuple[int, int, str]]) -> Program:
+        """The media links of rows `a` copied to rows `b`, for (a, b, the rows' type)
+        triples of rows of any types: one statement (per `CHUNK` rows where the database
+        has no arrays)."""
+        files = self.quote(FILES_LINK_TABLE)
+        for rows_sql, params, keep in self._param_rows(("bigint", "bigint", "text"), media):
+            yield execute(
+                f"INSERT INTO {files} (file_id, related_id, related_type, field, position) "
+                f"SELECT f.file_id, m.c1, f.related_type, f.field, f.position FROM {rows_sql} "
+                f"JOIN {files} f ON f.related_type = m.c2 AND f.related_id = m.c0{keep} "
+                "ORDER BY f.id",
+                params,
+            )
 
     def _copy_components(
-        self, schema: Schema, pairs: list[tuple[int, int]], only: str, only_params: list[str]
+        self,
+        schema: Schema,
+        pairs: list[tuple[int, int]],
+        only: str,
+        only_params: list[str],
+        media: list[tuple[int, int, str]] | None = None,
     ) -> Program:
         """The components of rows `a` copied (their rows, then their own links) for rows
-        `b`: one INSERT per component type present, one for the links."""
+        `b`: one INSERT per component type present, one for the links; the media links of
+        the copies left in `media` where it is given."""
         q = self.quote
         cmps = q(components_table_name(schema))
         if len(pairs) == 1:
@@ -749,7 +780,7 @@ class LinkStore:
             mapped = yield from self._copy_component_rows(comp, sorted(old_ids))
             new_of.update(((uid, old), new) for old, new in mapped.items())
             if _has_links(comp):
-                yield from self._copy_rows(comp, sorted(mapped.items()))
+                yield from self._copy_rows(comp, sorted(mapped.items()), None, media)
         links = [
             (target[int(entity)], new_of[(str(uid), int(cmp_id))], uid, fld, float(position))
             for entity, cmp_id, uid, fld, position in rows
@@ -952,46 +983,105 @@ class LinkStore:
             out.append((f"({first}{rest * (size - 1)}) m", params, keep))
         return out
 
+    def rows_and_components(self, schema: Schema, where: str, params: list[Any]) -> Program:
+        """The ids of the rows of `schema` that `where` chooses (a condition on the table's
+        own columns, those it shares with the components' link table named by the table),
+        with the (id, type) of the components they own where it may own some (else None):
+        one statement."""
+        table = self.quote(schema.table)
+        if not any(a.type in ("component", "dynamiczone") for a in schema.attributes.values()):
+            rows = yield query(f"SELECT id FROM {table} WHERE {where}", params)
+            return [int(r[0]) for r in rows], None
+        cmps = self.quote(components_table_name(schema))
+        rows = yield query(
+            f"SELECT {table}.id, l.cmp_id, l.component_type FROM {table} "
+            f"LEFT JOIN {cmps} l ON l.entity_id = {table}.id WHERE {where}",
+            params,
+        )
+        ids = sorted({int(r[0]) for r in rows})
+        return ids, [(r[1], r[2]) for r in rows if r[1] is not None]
+
     def delete_owned(
-        self, schema: Schema, row_ids: list[int], fields: list[str] | None = None
+        self,
+        schema: Schema,
+        row_ids: list[int],
+        fields: list[str] | None = None,
+        components: list[Any] | None = None,
     ) -> Program:
         """Deletes the components and media links owned by rows about to be deleted
         (relation link rows go with their source rows), or only those of `fields`, the
-        rows staying (sharing values between locales)."""
+        rows staying (sharing values between locales). The media links of the rows and of
+        their components go in one statement, after the components. `components`: the
+        (id, type) of the components the rows own, where they were read already
+        (`rows_and_components`)."""
         if not row_ids:
             return
+        media: list[tuple[str, list[int], str, list[str]]] = []
+        yield from self._delete_owned(schema, row_ids, fields, media, components)
+        yield from self._delete_media(media)
+
+    def _delete_owned(
+        self,
+        schema: Schema,
+        row_ids: list[int],
+        fields: list[str] | None,
+        media: list[tuple[str, list[int], str, list[str]]],
+        components: list[Any] | None = None,
+    ) -> Program:
+        """`delete_owned`, the media links to delete left in `media`: (type, row ids,
+        condition on their field and its parameters)."""
         attrs = [a for a in schema.attributes.values() if fields is None or a.name in fields]
         only, only_params = _fields_clause(fields)
-        rows_in, rows_params = self._among("entity_id", row_ids)
         if any(a.type in ("component", "dynamiczone") for a in attrs):
             cmps = components_table_name(schema)
-            rows = yield query(
-                f"SELECT cmp_id, component_type FROM {self.quote(cmps)} WHERE {rows_in}{only}",
-                [*rows_params, *only_params],
-            )
-            yield from self._delete_components(rows)
+            rows_in, rows_params = self._among("entity_id", row_ids)
+            if components is None or fields is not None:
+                components = yield query(
+                    f"SELECT cmp_id, component_type FROM {self.quote(cmps)} WHERE {rows_in}{only}",
+                    [*rows_params, *only_params],
+                )
+            yield from self._delete_components(components, media)
             if fields is not None:
                 yield execute(
                     f"DELETE FROM {self.quote(cmps)} WHERE {rows_in}{only}",
                     [*rows_params, *only_params],
                 )
         if any(a.type == "media" for a in attrs):
-            related, related_params = self._among("related_id", row_ids)
-            yield execute(
-                f"DELETE FROM {self.quote(FILES_LINK_TABLE)} WHERE related_type = ? AND "
-                f"{related}{only}",
-                [schema.uid, *related_params, *only_params],
-            )
+            media.append((schema.uid, row_ids, only, only_params))
 
-    def _delete_components(self, rows: list[Any]) -> Program:
+    def _delete_media(self, media: list[tuple[str, list[int], str, list[str]]]) -> Program:
+        """Deletes the media links of rows of several types in one statement: `media` as
+        `_delete_owned` leaves it."""
+        if not media:
+            return
+        terms: list[str] = []
+        params: list[Any] = []
+        for uid, ids, only, only_params in media:
+            related, related_params = self._among("related_id", ids)
+            terms.append(f"(related_type = ? AND {related}{only})")
+            params += [uid, *related_params, *only_params]
+        yield execute(
+            f"DELETE FROM {self.quote(FILES_LINK_TABLE)} WHERE {' OR '.join(terms)}", params
+        )
+
+    def _delete_components(
+        self,
+        rows: list[Any],
+        media: list[tuple[str, list[int], str, list[str]]] | None = None,
+    ) -> Program:
+        """Deletes components, given as (id, type) rows, with what they own; their media
+        links are left in `media` where it is given."""
         by_type: dict[str, list[int]] = defaultdict(list)
         for cmp_id, uid in rows:
             by_type[uid].append(int(cmp_id))
+        owned: list[tuple[str, list[int], str, list[str]]] = [] if media is None else media
         for uid, ids in by_type.items():
             comp: Component = self.registry.components[uid]
-            yield from self.delete_owned(comp, ids)
+            yield from self._delete_owned(comp, ids, None, owned)
             where, params = self._among("id", ids)
             yield execute(f"DELETE FROM {self.quote(comp.table)} WHERE {where}", params)
+        if media is None:
+            yield from self._delete_media(owned)
 
     def detach(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
         """Removes links that point at a deleted document (or one deleted locale of it)."""

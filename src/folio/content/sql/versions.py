@@ -425,11 +425,11 @@ class Versions:
         """`_publish_row` statement by statement: its Published (with the new row where
         `answer` and the INSERT can answer it)."""
         old_ids: list[int] = []
+        owned = None
         if not first:
-            old = yield query(f"SELECT id FROM {self.quote(ct.table)} WHERE {where}", params)
-            old_ids = [int(r[0]) for r in old]
+            old_ids, owned = yield from self.links.rows_and_components(ct, where, params)
         if old_ids:
-            yield from self.links.delete_owned(ct, old_ids)
+            yield from self.links.delete_owned(ct, old_ids, components=owned)
             yield execute(f"DELETE FROM {self.quote(ct.table)} WHERE {where}", params)
         names = self._published_columns(ct)
         # the published version was last changed when its draft was (as the reference:
