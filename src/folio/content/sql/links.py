@@ -43,6 +43,15 @@ def _has_links(schema: Schema) -> bool:
     )
 
 
+def _flat(comp: Schema) -> bool:
+    """Whether rows of a component type own nothing but media links (no components, no
+    relations)."""
+    return not any(
+        relation_owner(a) or a.type in ("component", "dynamiczone")
+        for a in comp.attributes.values()
+    )
+
+
 def _fields_clause(fields: list[str] | None) -> tuple[str, list[str]]:
     """` AND field IN (...)` for a selection of fields, nothing for every field."""
     if fields is None:
@@ -1075,6 +1084,14 @@ class LinkStore:
         for cmp_id, uid in rows:
             by_type[uid].append(int(cmp_id))
         owned: list[tuple[str, list[int], str, list[str]]] = [] if media is None else media
+        # where one statement may delete from several tables: the types whose rows own
+        # nothing but media links, together
+        flat = sorted(u for u in by_type if _flat(self.registry.components[u]))
+        if self.dialect.multi_table_delete and len(flat) > 1:
+            for uid in flat:
+                kind = self.registry.components[uid]
+                yield from self._delete_owned(kind, by_type[uid], None, owned)
+            yield from self._delete_flat([(i, u) for u in flat for i in by_type.pop(u)], flat)
         for uid, ids in by_type.items():
             comp: Component = self.registry.components[uid]
             yield from self._delete_owned(comp, ids, None, owned)
@@ -1082,6 +1099,20 @@ class LinkStore:
             yield execute(f"DELETE FROM {self.quote(comp.table)} WHERE {where}", params)
         if media is None:
             yield from self._delete_media(owned)
+
+    def _delete_flat(self, rows: list[tuple[int, str]], uids: list[str]) -> Program:
+        """Deletes component rows of the types `uids`, given as (id, type), in one statement
+        (`Dialect.multi_table_delete`): each row of a parameter table joins the one row it
+        names."""
+        tables = [self.registry.components[u].table for u in uids]
+        targets = ", ".join(f"x{n}" for n in range(len(uids)))
+        joins = "".join(
+            f" LEFT JOIN {self.quote(table)} x{n} ON m.c1 = ? AND x{n}.id = m.c0"
+            for n, table in enumerate(tables)
+        )
+        for rows_sql, params, keep in self._param_rows(("bigint", "text"), rows):
+            where = keep.replace(" AND", " WHERE", 1)
+            yield execute(f"DELETE {targets} FROM {rows_sql}{joins}{where}", [*params, *uids])
 
     def detach(self, ct: ContentType, document_id: str, locale: str | None) -> Program:
         """Removes links that point at a deleted document (or one deleted locale of it)."""

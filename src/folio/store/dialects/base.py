@@ -129,6 +129,8 @@ class Dialect:
     # statement instead of the page and a count beside it (elsewhere an unfiltered page's
     # count is a statement of its own, or PostgreSQL's remembered one, `snapshots`)
     counted_pages: ClassVar[bool] = False
+    # DELETE a, b FROM ... : rows of several tables deleted by one statement
+    multi_table_delete: ClassVar[bool] = False
     # a hash join of many link rows keeps no order: an inverse relation's rows are
     # sorted by position and source (PostgreSQL)
     unordered_joins: ClassVar[bool] = False
