@@ -5,8 +5,8 @@ Loads the app in this process (on its configured database, seeded e.g. with
 uvloop event loop, one request at a time, and prints the best of several batches of the
 process CPU per request (on PostgreSQL its pool backends' CPU too, on MySQL the server's).
 Noise from the rest of the machine mostly stays out of it, so two versions of the code can
-be compared to a few percent. `--profile` prints where the time went instead (cProfile, sorted by own time);
-`--statements`, the statements of one request.
+be compared to a few percent. `--profile` prints where the time went instead (cProfile,
+sorted by own time); `--statements`, the statements of one request.
 
     .venv/bin/python bench/inprocess.py APP_DIR [--only list,create] [--requests 200]
         [--batches 5] [--pages N] [--profile | --statements]

@@ -5,6 +5,7 @@ and detach a deleted document from the relations that point at it."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from folio.content.links import (
@@ -711,41 +712,31 @@ class LinkStore:
                     f"JOIN {table} l ON l.source_id = m.c0{keep} ORDER BY l.id",
                     params,
                 )
-        if any(a.type == "media" for a in attrs) and media is not None:
-            media.extend((a, b, schema.uid) for a, b in pairs)
-        elif any(a.type == "media" for a in attrs):
-            files = q(FILES_LINK_TABLE)
-            head = f"INSERT INTO {files} (file_id, related_id, related_type, field, position) "
-            if one:
-                yield execute(
-                    f"{head}SELECT file_id, ?, related_type, field, position FROM {files} "
-                    f"WHERE related_type = ? AND related_id = ?{only} ORDER BY id",
-                    (pairs[0][1], schema.uid, pairs[0][0], *only_params),
-                )
+        if any(a.type == "media" for a in attrs):
+            triples = [(a, b, schema.uid) for a, b in pairs]
+            if media is not None:
+                media.extend(triples)
             else:
-                for rows_sql, params, keep in self._param_rows(("bigint", "bigint"), pairs):
-                    yield execute(
-                        f"{head}SELECT f.file_id, m.c1, f.related_type, f.field, f.position "
-                        f"FROM {rows_sql} JOIN {files} f ON f.related_type = ? "
-                        f"AND f.related_id = m.c0{keep}{only.replace('field', 'f.field')} "
-                        "ORDER BY f.id",
-                        [*params, schema.uid, *only_params],
-                    )
+                yield from self._copy_media(triples, only, only_params)
         if any(a.type in ("component", "dynamiczone") for a in attrs):
             yield from self._copy_components(schema, pairs, only, only_params, media)
 
-    def _copy_media(self, media: list[tuple[int, int, str]]) -> Program:
+    def _copy_media(
+        self, media: list[tuple[int, int, str]], only: str = "", only_params: Sequence[str] = ()
+    ) -> Program:
         """The media links of rows `a` copied to rows `b`, for (a, b, the rows' type)
-        triples of rows of any types: one statement (per `CHUNK` rows where the database
-        has no arrays)."""
+        triples of rows of any types, or only those of the fields `only` names
+        (`_fields_clause`): one statement (per `CHUNK` rows where the database has no
+        arrays)."""
         files = self.quote(FILES_LINK_TABLE)
+        fields = only.replace("field", "f.field")
         for rows_sql, params, keep in self._param_rows(("bigint", "bigint", "text"), media):
             yield execute(
                 f"INSERT INTO {files} (file_id, related_id, related_type, field, position) "
                 f"SELECT f.file_id, m.c1, f.related_type, f.field, f.position FROM {rows_sql} "
-                f"JOIN {files} f ON f.related_type = m.c2 AND f.related_id = m.c0{keep} "
+                f"JOIN {files} f ON f.related_type = m.c2 AND f.related_id = m.c0{keep}{fields} "
                 "ORDER BY f.id",
-                params,
+                [*params, *only_params],
             )
 
     def _copy_components(
