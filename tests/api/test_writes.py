@@ -1399,10 +1399,13 @@ def test_component_kinds_past_one_statement_read_the_same(
 # ---------------------------------------------------------------- one-row creates
 
 
-def test_a_create_of_one_row_is_two_statements_answering_as_a_read(api: Api) -> None:
+def test_a_create_of_one_row_is_one_or_two_statements_answering_as_a_read(
+    api: Api, backend: str
+) -> None:
     """A new document with no relation, component, media, unique value or published copy
     is one INSERT whose answer is the row as a later read gives it, every kind included,
-    and the INSERT of its event in the outbox."""
+    and the INSERT of its event in the outbox: on PostgreSQL both in one statement."""
+    statements = 1 if backend == "postgres" else 2
     values = {
         "title": "Lone draft",
         "description": 'Ünïcode and "quotes"',
@@ -1422,7 +1425,7 @@ def test_a_create_of_one_row_is_two_statements_answering_as_a_read(api: Api) -> 
     }
     before = api.statements()
     r = api.post("/api/articles?status=draft", {"data": values})
-    assert api.statements() - before == 2
+    assert api.statements() - before == statements
     assert r.status_code == 201, r.text
     created = r.json()["data"]
     read = api.get(f"/api/articles/{created['documentId']}?status=draft").json()["data"]
@@ -1434,7 +1437,7 @@ def test_a_create_of_one_row_is_two_statements_answering_as_a_read(api: Api) -> 
 
     before = api.statements()
     tag = api.create("tags", {"name": "lone"})
-    assert api.statements() - before == 2
+    assert api.statements() - before == statements
     read = api.get(f"/api/tags/{tag['documentId']}").json()["data"]
     read.pop("id")
     assert read == tag

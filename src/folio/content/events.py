@@ -88,6 +88,10 @@ class EventBus:
         self._listeners: list[Callable[[list[Event]], None]] = []
         # ids recorded by writes not yet committed or dropped (any thread)
         self._held: set[int] = set()
+        # writes under way whose ids are not known yet (`reserve`): by the least id each
+        # may take, how many
+        self._reserved: dict[int, int] = {}
+        self._top = 0  # the greatest id this process has seen a write record
         self._held_lock = threading.Lock()
         self._ready: list[tuple[int, int, Event]] = []  # heap by id
         self._serial = 0
@@ -121,6 +125,27 @@ class EventBus:
         ids wait for its outcome, so subscribers see commit order."""
         with self._held_lock:
             self._held.update(ids)
+            self._top = max(self._top, *ids) if ids else self._top
+
+    def reserve(self) -> int:
+        """For a write that records its events and commits in one statement, before it is
+        sent (any thread): its ids are not known until it answers, but they will be above
+        every id recorded so far, so events above those wait, as `hold` makes them wait,
+        until `release`. Returns the reservation (the least id it may take)."""
+        with self._held_lock:
+            floor = self._top + 1
+            self._reserved[floor] = self._reserved.get(floor, 0) + 1
+        return floor
+
+    def release(self, floor: int) -> None:
+        """Ends a reservation, after the write's ids are held (`hold`) or it failed."""
+        with self._held_lock:
+            left = self._reserved[floor] - 1
+            if left:
+                self._reserved[floor] = left
+            else:
+                del self._reserved[floor]
+        self._flush()
 
     def unhold(self, ids: list[int]) -> None:
         """Ids of an attempt of a write that is run again (any thread)."""
@@ -139,6 +164,7 @@ class EventBus:
         """A write's events, once committed (on the loop)."""
         with self._held_lock:
             self._held.difference_update(e.id for e in events)
+            self._top = max(self._top, *(e.id for e in events)) if events else self._top
         for event in events:
             self._serial += 1
             heapq.heappush(self._ready, (event.id, self._serial, event))
@@ -147,6 +173,9 @@ class EventBus:
     def _flush(self) -> None:
         with self._held_lock:
             floor = min(self._held) if self._held else None
+            if self._reserved:
+                least = min(self._reserved)
+                floor = least if floor is None else min(floor, least)
         out: list[Event] = []
         while self._ready and (floor is None or self._ready[0][0] < floor):
             out.append(heapq.heappop(self._ready)[2])

@@ -77,7 +77,10 @@ class EventRecorder:
             if gate is not None:
                 yield gate.pause(shape(result))
 
-        return Tail(run, holds=gate is not None)
+        fuse = None
+        if action == "create" and kind == "entry" and gate is None:
+            fuse = Fusion(self, ct, rec)
+        return Tail(run, holds=gate is not None, fuse=fuse)
 
     def describe(
         self,
@@ -130,6 +133,46 @@ class EventRecorder:
             entry,
             now,
         )
+
+
+class Fusion:
+    """A create's `entry.create` event, written by the statement that writes its one row
+    (`Writes._create_with_event`): the event's own columns are bound, the database adds
+    the row's document id and its entry; the event as this process's subscribers get it
+    is described from the row's answer, as `EventRecorder.tail` describes it."""
+
+    __slots__ = ("ct", "now", "rec", "recorder")
+
+    def __init__(self, recorder: EventRecorder, ct: ContentType, rec: Recording) -> None:
+        self.recorder = recorder
+        self.ct = ct
+        self.rec = rec
+        self.now = ""
+
+    def params(self, locale: str | None, draft: bool) -> list[Any]:
+        ct = self.ct
+        self.now = moment()
+        given = {
+            "event": "entry.create",
+            "uid": ct.uid,
+            "model": ct.singular,
+            "locale": locale if ct.localized else None,
+            "status": ("draft" if draft else "published") if ct.draft_and_publish else None,
+            "created_at": self.now,
+        }
+        return [given[c] for c in outbox.COLUMNS if c in given]
+
+    def reserve(self) -> int:
+        return self.recorder.bus.reserve()
+
+    def recorded(self, doc: dict[str, Any], event_id: int) -> None:
+        event = self.recorder.event("entry.create", self.ct, doc, self.now)
+        event.id = event_id
+        self.recorder.bus.hold([event_id])
+        self.rec.events = [event]
+
+    def release(self, floor: int) -> None:
+        self.recorder.bus.release(floor)
 
 
 class Recording:

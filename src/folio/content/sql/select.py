@@ -21,7 +21,7 @@ from folio.content.sql.layout import (
 from folio.content.sql.sort import order_term, sort_column, sort_expr
 from folio.content.sql.where import compile_where, own_columns
 from folio.schema.kinds import Converter
-from folio.schema.model import ContentType, Schema
+from folio.schema.model import Attribute, ContentType, Schema
 from folio.store.dialects.base import BIGINTEGER, DATETIME, TEXT, Dialect
 
 Row = Sequence[Any]
@@ -96,13 +96,48 @@ def build_selection(
     or a component (id, attributes); `fields` picks and orders the attributes."""
     d = dialect
     stamp = d.output(DATETIME)  # the system timestamps' converter, if any
-    is_type = isinstance(schema, ContentType)
-    cols: list[str] = [f"{alias}.id"]
-    keys: list[str] = ["id"]
-    if is_type:
-        cols.append(f"{alias}.document_id")
-        keys.append("documentId")
+    cols: list[str] = []
+    keys: list[str] = []
     convert: list[tuple[int, Converter]] = []
+    for key, attr, column in _selected(schema, fields, d, alias):
+        if attr is not None:
+            cols.append(attr.kind.select_expr(column, d))
+            fn = attr.kind.output(d)
+            if fn is not None:
+                convert.append((len(keys), fn))
+        elif key in SYSTEM_COLUMNS:
+            cols.append(d.select_expr(DATETIME, column))
+            if stamp is not None:
+                convert.append((len(keys), stamp))
+        else:
+            cols.append(column)
+        keys.append(key)
+    return Selection(", ".join(cols), tuple(keys), tuple(convert))
+
+
+def entry_members(schema: Schema, dialect: Dialect, alias: str) -> list[tuple[str, str]]:
+    """A whole document's members as SQL expressions (key, expression) that build the
+    JSON object `build_selection(schema, None, ...)` reads and converts, where the
+    database builds it (`Dialect.insert_with_event`)."""
+    out = []
+    for key, attr, column in _selected(schema, None, dialect, alias):
+        if attr is not None:
+            out.append((key, attr.kind.member_expr(column, dialect)))
+        elif key in SYSTEM_COLUMNS:
+            out.append((key, dialect.select_expr(DATETIME, column)))
+        else:
+            out.append((key, column))
+    return out
+
+
+def _selected(
+    schema: Schema, fields: list[str] | None, d: Dialect, alias: str
+) -> list[tuple[str, Attribute | None, str]]:
+    """The selected members: (key, attribute or None for the system columns, column)."""
+    is_type = isinstance(schema, ContentType)
+    out: list[tuple[str, Attribute | None, str]] = [("id", None, f"{alias}.id")]
+    if is_type:
+        out.append(("documentId", None, f"{alias}.document_id"))
     if fields is None:
         names = [a.name for a in schema.scalar_attributes if not a.is_hidden]
         if is_type:
@@ -116,20 +151,12 @@ def build_selection(
         if attr is not None:
             if not attr.kind.scalar or attr.is_hidden or attr.column is None:
                 continue
-            cols.append(attr.kind.select_expr(f"{alias}.{d.quote(attr.column)}", d))
-            fn = attr.kind.output(d)
-            if fn is not None:
-                convert.append((len(keys), fn))
+            out.append((name, attr, f"{alias}.{d.quote(attr.column)}"))
         elif is_type and name in SYSTEM_COLUMNS:
-            cols.append(d.select_expr(DATETIME, f"{alias}.{SYSTEM_COLUMNS[name]}"))
-            if stamp is not None:
-                convert.append((len(keys), stamp))
+            out.append((name, None, f"{alias}.{SYSTEM_COLUMNS[name]}"))
         elif is_type and name == "locale":
-            cols.append(f"{alias}.locale")
-        else:
-            continue
-        keys.append(name)
-    return Selection(", ".join(cols), tuple(keys), tuple(convert))
+            out.append((name, None, f"{alias}.locale"))
+    return out
 
 
 @dataclass

@@ -6,7 +6,7 @@ several-files create with its media link. Values are validated here against the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from folio.content.ids import new_document_id
 from folio.content.links import MediaWrite
@@ -14,8 +14,9 @@ from folio.content.query import Query
 from folio.content.sql.layout import FILES_LINK_TABLE
 from folio.content.sql.links import LinkStore, WriteContext
 from folio.content.sql.load import ReadContext
+from folio.content.sql.outbox import CHANNEL, COLUMNS, OUTBOX_TABLE
 from folio.content.sql.reads import Reads
-from folio.content.sql.select import Selection
+from folio.content.sql.select import Selection, entry_members
 from folio.content.sql.versions import Published, Versions
 from folio.content.validation import WriteLimits, Written, check_size, validate_data
 from folio.errors import NotFoundError
@@ -24,18 +25,42 @@ from folio.schema.model import ContentType
 from folio.schema.values import now_utc
 from folio.store.program import Program, Stmt, execute, query
 
+# the statements `_create_with_event` keeps (one per type and set of columns written)
+FUSED_STATEMENTS = 512
+
+
+class Fuse(Protocol):
+    """A create's one event, recorded by the statement that writes its row where the
+    database can (`Dialect.insert_with_event`)."""
+
+    def params(self, locale: str | None, draft: bool) -> list[Any]:
+        """The event's columns (`outbox.COLUMNS`) but its document id and entry."""
+        ...
+
+    def reserve(self) -> int: ...
+
+    def recorded(self, doc: dict[str, Any], event_id: int) -> None:
+        """The row's answer and its event's id, once the statement has committed."""
+        ...
+
+    def release(self, floor: int) -> None: ...
+
 
 class Tail:
     """What a write runs last in its transaction, given its answer: `run(answer, created)`
     (`created`: an update made a new version) records the write's events. `holds`: it may
     wait there (a middleware's pause), so the write never runs on the event loop's thread.
-    A delete's answer, for its tail, is the versions it removed, as they were."""
+    A delete's answer, for its tail, is the versions it removed, as they were. `fuse`: a
+    create of one row may record its event in its own statement instead."""
 
-    __slots__ = ("holds", "run")
+    __slots__ = ("fuse", "holds", "run")
 
-    def __init__(self, run: Callable[[Any, bool], Program], holds: bool = False) -> None:
+    def __init__(
+        self, run: Callable[[Any, bool], Program], holds: bool = False, fuse: Fuse | None = None
+    ) -> None:
         self.run = run
         self.holds = holds
+        self.fuse = fuse
 
 
 def _light(light: bool, tail: Tail | None) -> bool:
@@ -52,6 +77,9 @@ class Writes(Versions):
         self.default_locale = reads.default_locale
         self._insert_sql: dict[tuple[str, tuple[str, ...], str], str] = {}
         self._whole_sql: dict[tuple[str, bool], tuple[str, str, int]] = {}
+        # per type and columns written: a create's statement with its event, and the
+        # selection of its answer (`_create_with_event`)
+        self._fused_sql: dict[tuple[str, tuple[str, ...]], tuple[str | None, Selection]] = {}
         # a publishing update's draft, as its UPDATE answered it, while its events are
         # described (`draft_docs`)
         self._known_drafts: list[dict[str, Any]] | None = None
@@ -78,6 +106,10 @@ class Writes(Versions):
         ctx = _answer("draft" if draft_only else "published", locale or self.default_locale, read)
         populate = read.populate if read is not None else None
         if not populate and check is None and self._lone_row(ct, written, draft_only):
+            if tail is not None and tail.fuse is not None and self.dialect.events_with_rows:
+                fused = await self._create_with_event(ct, written, locale, draft_only, tail.fuse)
+                if fused is not None:
+                    return fused
             stmt, sel = self._row_statement(ct, written, locale)
             if tail is None:
                 # the statement is the whole write: its own transaction
@@ -121,6 +153,48 @@ class Writes(Versions):
                 for attr, value in written.values.items()
             )
         )
+
+    async def _create_with_event(
+        self,
+        ct: ContentType,
+        written: Written,
+        locale: str | None,
+        draft: bool,
+        fuse: Fuse,
+    ) -> dict[str, Any] | None:
+        """A new document of one row and its event in one statement, committed on its
+        own; None where the database cannot (the caller writes them in a transaction)."""
+        now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
+        columns = self._new_row(ct, new_document_id(), written, locale, now)
+        key = (ct.uid, tuple(columns))
+        found = self._fused_sql.get(key)
+        if found is None:
+            table = self.quote(ct.table)
+            sel = self.reads.reader(ct).selection(None, table)
+            sql = self.dialect.insert_with_event(
+                self._insert_statement(ct, key[1]),
+                sel.sql,
+                entry_members(ct, self.dialect, table),
+                OUTBOX_TABLE,
+                COLUMNS,
+                CHANNEL,
+            )
+            found = (sql, sel)
+            if len(self._fused_sql) < FUSED_STATEMENTS:
+                self._fused_sql[key] = found
+        sql, sel = found
+        if sql is None:
+            return None
+        stmt = query(sql, [*columns.values(), *fuse.params(locale, draft)])
+        floor = fuse.reserve()
+        try:
+            row = (await self.db.write_one(stmt))[0]
+            # the row's columns come first; then its event's entry and id
+            doc = sel.documents([row])[0]
+            fuse.recorded(doc, int(row[-1]))
+        finally:
+            fuse.release(floor)
+        return doc
 
     def _row_statement(
         self, ct: ContentType, written: Written, locale: str | None

@@ -37,6 +37,8 @@ class ValueDialect(Protocol):
 
     def select_expr(self, family: str, column: str) -> str: ...
 
+    def json_member(self, column: str) -> str: ...
+
     def output(self, family: str) -> Converter | None: ...
 
     def bind_datetime(self, value: datetime) -> Any: ...
@@ -131,6 +133,12 @@ class Kind:
 
     def select_expr(self, column: str, dialect: ValueDialect) -> str:
         return column
+
+    def member_expr(self, column: str, dialect: ValueDialect) -> str:
+        """The value as a member of a JSON object the database builds (an event's entry
+        written with its row, `Dialect.insert_with_event`): where the kind has no `output`
+        converter, the selected value is already its JSON form."""
+        return self.select_expr(column, dialect)
 
     def output(self, dialect: ValueDialect) -> Converter | None:
         """A function from the selected value to JSON, or None when it is already JSON."""

@@ -82,6 +82,10 @@ class JsonKind(Kind):
         # the stored text, as written
         return dialect.select_expr("json", column)
 
+    def member_expr(self, column: str, dialect: ValueDialect) -> str:
+        # the stored JSON itself, not its text as a string
+        return dialect.json_member(column)
+
     def output(self, dialect: ValueDialect) -> Converter | None:
         text = dialect.output("json")
         if text is None:

@@ -83,6 +83,8 @@ class Dialect:
     # whose changes the foreign keys check at the statement's end, and identity sequences
     # a statement may draw from (`nextval`): a publish is then two statements
     writable_ctes: ClassVar[bool] = False
+    # a row's INSERT and its event's can be one statement (`insert_with_event`)
+    events_with_rows: ClassVar[bool] = False
     # writes run one at a time (SQLite's one writer): a write's check-then-insert needs no
     # lock, and `lock` yields nothing
     one_writer: ClassVar[bool] = False
@@ -413,6 +415,29 @@ class Dialect:
     def output(self, family: str) -> Converter | None:
         """A function from a value `select_expr` read to its JSON form, or None when the
         driver's value is that already (chosen once per reader, never per row)."""
+        return None
+
+    def json_member(self, column: str) -> str:
+        """A JSON attribute's stored value as a member of a JSON object the database
+        builds (`insert_with_event`)."""
+        return self.select_expr(JSON, column)
+
+    def insert_with_event(
+        self,
+        insert: str,
+        returning: str,
+        members: Sequence[tuple[str, str]],
+        table: str,
+        columns: Sequence[str],
+        channel: str,
+    ) -> str | None:
+        """One statement that runs `insert` (an INSERT of one row, without RETURNING),
+        answers its row as `returning` selects it, and records one event of it in `table`
+        (the outbox) as `record_rows` would: its `columns` are bound in order, except
+        `document_id`, taken from the row, and `entry`, the JSON object of `members` (key,
+        SQL expression over the row) that the database builds. The answer's row ends with
+        that entry's text and the event's id. None where the database cannot (then the
+        row and its event are two statements in a transaction)."""
         return None
 
     # The bound forms of values whose Python form the driver does not take as it is

@@ -92,6 +92,7 @@ class PostgresDialect(Dialect):
     returning = True
     update_returning = True
     writable_ctes = True
+    events_with_rows = True
     one_writer = False
     embedded = False
     index_hints = False
@@ -191,6 +192,44 @@ class PostgresDialect(Dialect):
                 self._rows_sql[key] = sql
         rows = yield query(sql, params)
         return sorted(int(r[0]) for r in rows)
+
+    def json_member(self, column: str) -> str:
+        # a json column is its own JSON value (the text as written)
+        return column
+
+    def insert_with_event(
+        self,
+        insert: str,
+        returning: str,
+        members: Sequence[tuple[str, str]],
+        table: str,
+        columns: Sequence[str],
+        channel: str,
+    ) -> str | None:
+        """The row's INSERT, the mark and notification of `record_rows`, and the event's
+        INSERT, as data-modifying CTEs of one statement: a create of one row and its event
+        is one round trip where a transaction of its own took four (BEGIN, the row, the
+        event, COMMIT). Measured directly on the driver, a tag's create: 612 -> 166 us of
+        the client's CPU, 670 -> 360 us of the server's. The entry is built by
+        json_build_object (keys in order, members as the row's select list reads them),
+        which takes at most 100 arguments: a row of more members is left to two
+        statements."""
+        if 2 * len(members) > 100:
+            return None
+        entry = ", ".join(f"{self.literal(key)}, {expr}" for key, expr in members)
+        values = ", ".join(
+            "r.document_id" if c == "document_id" else "r.entry__" if c == "entry" else "?"
+            for c in columns
+        )
+        names = ", ".join(self.quote(c) for c in columns)
+        return (
+            f"WITH r AS ({insert} RETURNING {returning}, json_build_object({entry})::text "
+            f"AS entry__), mark AS (SELECT pg_advisory_xact_lock_shared({MARKS} + "
+            f"COALESCE(pg_sequence_last_value({self._sequence(table)}), 0)), "
+            f"pg_notify({self.literal(channel)}, '')), e AS (INSERT INTO {self.quote(table)} "
+            f"({names}) SELECT {values} FROM r CROSS JOIN mark RETURNING id) "
+            "SELECT r.*, e.id FROM r CROSS JOIN e"
+        )
 
     def _sequence(self, table: str) -> str:
         """The regclass of `table`'s id sequence, as SQL."""
