@@ -23,7 +23,7 @@ from folio.errors import NotFoundError
 from folio.schema.kinds import TIMESTAMP_KIND
 from folio.schema.model import ContentType
 from folio.schema.values import now_utc
-from folio.store.program import Program, Stmt, execute, query
+from folio.store.program import Program, execute, query
 
 # the statements `_create_with_event` keeps (one per type and set of columns written)
 FUSED_STATEMENTS = 512
@@ -77,9 +77,9 @@ class Writes(Versions):
         self.default_locale = reads.default_locale
         self._insert_sql: dict[tuple[str, tuple[str, ...], str], str] = {}
         self._whole_sql: dict[tuple[str, bool], tuple[str, str, int]] = {}
-        # per type and columns written: a create's statement with its event, and the
-        # selection of its answer (`_create_with_event`)
-        self._fused_sql: dict[tuple[str, tuple[str, ...]], tuple[str | None, Selection]] = {}
+        # per type and columns written: a create's statement with its event, None where
+        # the database cannot write them together (`_create_with_event`)
+        self._fused_sql: dict[tuple[str, tuple[str, ...]], str | None] = {}
         # a publishing update's draft, as its UPDATE answered it, while its events are
         # described (`draft_docs`)
         self._known_drafts: list[dict[str, Any]] | None = None
@@ -106,11 +106,15 @@ class Writes(Versions):
         ctx = _answer("draft" if draft_only else "published", locale or self.default_locale, read)
         populate = read.populate if read is not None else None
         if not populate and check is None and self._lone_row(ct, written, draft_only):
+            columns, sel = self._lone_columns(ct, written, locale)
             if tail is not None and tail.fuse is not None and self.dialect.events_with_rows:
-                fused = await self._create_with_event(ct, written, locale, draft_only, tail.fuse)
+                fused = await self._create_with_event(
+                    ct, columns, sel, locale, draft_only, tail.fuse
+                )
                 if fused is not None:
                     return fused
-            stmt, sel = self._row_statement(ct, written, locale)
+            sql = self._insert_statement(ct, tuple(columns), sel.sql)
+            stmt = query(sql, list(columns.values()))
             if tail is None:
                 # the statement is the whole write: its own transaction
                 return sel.documents(await self.db.write_one(stmt))[0]
@@ -157,32 +161,29 @@ class Writes(Versions):
     async def _create_with_event(
         self,
         ct: ContentType,
-        written: Written,
+        columns: dict[str, Any],
+        sel: Selection,
         locale: str | None,
         draft: bool,
         fuse: Fuse,
     ) -> dict[str, Any] | None:
-        """A new document of one row and its event in one statement, committed on its
-        own; None where the database cannot (the caller writes them in a transaction)."""
-        now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
-        columns = self._new_row(ct, new_document_id(), written, locale, now)
+        """A new document of one row (`_lone_columns`) and its event in one statement,
+        committed on its own; None where the database cannot (the caller writes them in a
+        transaction)."""
         key = (ct.uid, tuple(columns))
-        found = self._fused_sql.get(key)
-        if found is None:
-            table = self.quote(ct.table)
-            sel = self.reads.reader(ct).selection(None, table)
+        if key in self._fused_sql:
+            sql = self._fused_sql[key]
+        else:
             sql = self.dialect.insert_with_event(
                 self._insert_statement(ct, key[1]),
                 sel.sql,
-                entry_members(ct, self.dialect, table),
+                entry_members(ct, self.dialect, self.quote(ct.table)),
                 OUTBOX_TABLE,
                 COLUMNS,
                 CHANNEL,
             )
-            found = (sql, sel)
             if len(self._fused_sql) < FUSED_STATEMENTS:
-                self._fused_sql[key] = found
-        sql, sel = found
+                self._fused_sql[key] = sql
         if sql is None:
             return None
         stmt = query(sql, [*columns.values(), *fuse.params(locale, draft)])
@@ -196,16 +197,14 @@ class Writes(Versions):
             fuse.release(floor)
         return doc
 
-    def _row_statement(
+    def _lone_columns(
         self, ct: ContentType, written: Written, locale: str | None
-    ) -> tuple[Stmt, Selection]:
-        """A new document of one row: one INSERT that answers the row as a read-back would
-        (with the selection that reads its answer)."""
+    ) -> tuple[dict[str, Any], Selection]:
+        """A new document of one row: its columns, and the selection its INSERT answers
+        the row with, as a read-back would read it."""
         now = TIMESTAMP_KIND.to_db(now_utc(), self.dialect)
         columns = self._new_row(ct, new_document_id(), written, locale, now)
-        sel = self.reads.reader(ct).selection(None, self.quote(ct.table))
-        sql = self._insert_statement(ct, tuple(columns), sel.sql)
-        return query(sql, list(columns.values())), sel
+        return columns, self.reads.reader(ct).selection(None, self.quote(ct.table))
 
     async def create_many(
         self,
