@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -291,6 +292,23 @@ def write_outside(url: str, sql: str, params: Sequence[Any] = ()) -> None:
             await db.close()
 
     asyncio.run(run())
+
+
+# how long a test repeats a read until one is answered from the read memo: on PostgreSQL
+# the memo's token is the server's snapshot, which a commit anywhere on the server moves (in
+# other databases too), and CI's hostile requests write to the server for about three
+# minutes beside the tests, leaving no two reads under one token until they stop
+QUIET_WAIT = 240.0
+
+
+def quiet_tries(wait: float = QUIET_WAIT) -> Iterator[int]:
+    """Try numbers, at least one, until `wait` seconds have gone by: the caller stops at
+    the first try that shows what a quiet server shows."""
+    end = time.monotonic() + wait
+    n = 0
+    while n == 0 or time.monotonic() < end:
+        yield n
+        n += 1
 
 
 @pytest.fixture(params=BACKENDS)

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.api.test_relations import png, upload_one
-from tests.conftest import Api, database_url, make_api
+from tests.conftest import Api, database_url, make_api, quiet_tries
 
 # --------------------------------------------------------------------------- helpers
 
@@ -1466,10 +1466,10 @@ def test_a_populated_list_runs_a_fixed_number_of_statements(api: Api) -> None:
     assert len(docs) == 25
     assert large == small
     # with nothing committed since, they are taken from what the last run remembered (the
-    # fewest of a few tries: on PostgreSQL a commit anywhere on the server, in other
-    # databases too, moves the token the last run remembered them under)
+    # fewest of the tries: on PostgreSQL a commit anywhere on the server, in other
+    # databases too, moves the token the last run remembered them under, `quiet_tries`)
     tries = []
-    for _ in range(50):
+    for _ in quiet_tries():
         again, same = statements_for(api, BUDGET_QUERY)
         assert same == docs
         tries.append(again)

@@ -10,7 +10,7 @@ from typing import Any
 
 import asyncpg
 
-from tests.conftest import Api, write_outside
+from tests.conftest import Api, quiet_tries, write_outside
 
 POPULATE = (
     "/api/articles?sort=title&populate[category][populate][articles][fields][0]=title"
@@ -48,7 +48,7 @@ def read_again(api: Api, first: list[dict[str, Any]]) -> int:
     the server moves, in other databases too: a try that another program's commit came
     before reads anew, and is not the one a quiet server would show."""
     fewest = None
-    for _ in range(50):
+    for _ in quiet_tries():
         count, data = read(api)
         assert data == first
         fewest = count if fewest is None else min(fewest, count)
