@@ -77,7 +77,7 @@ _made: dict[str, tuple[str, str]] = {}
 # the URLs reset in full whose app has not started yet (the next start records `_made`)
 _fresh: set[str] = set()
 # tables whose rows are what the tables' creation wrote (kept when a database is emptied)
-KEPT_TABLES = ("folio_schema", "folio_sharing", "folio_version")
+KEPT_TABLES = ("folio_schema", "folio_sharing", "folio_version", "folio_gate")
 
 PG_LAYOUT = """
 SELECT concat_ws(' ', table_name, column_name, data_type, is_nullable, column_default,

@@ -62,6 +62,7 @@ from folio.store.availability import Availability
 from folio.store.database import BACKGROUND, Database
 from folio.store.dialects.base import RETRY
 from folio.store.dialects.mysql import (
+    GATE_TABLE,
     LOCKING,
     MYSQL,
     VERSION_SLOTS,
@@ -264,6 +265,19 @@ class MySQLDatabase(Database):
             await self._query(
                 probe,
                 f'INSERT INTO "{VERSION_TABLE}" VALUES {slots} ON DUPLICATE KEY UPDATE n = n',
+            )
+            found = await self._query(
+                probe,
+                "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = "
+                f"DATABASE() AND table_name = '{GATE_TABLE}'",
+            )
+            if not found[0][0]:
+                await self._query(
+                    probe,
+                    f'CREATE TABLE IF NOT EXISTS "{GATE_TABLE}" (id INT PRIMARY KEY) ENGINE=InnoDB',
+                )
+            await self._query(
+                probe, f'INSERT INTO "{GATE_TABLE}" VALUES (1) ON DUPLICATE KEY UPDATE id = 1'
             )
         finally:
             await probe.close()

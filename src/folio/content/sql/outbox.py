@@ -2,10 +2,10 @@
 
 A write records its events as the last statements of its own transaction, so an event is
 stored exactly when its change is committed. A reader that has seen id N never finds a new
-event below N: SQLite has one writer; on MySQL a write takes a named lock before it
-records and holds it through its commit, so ids are committed in their order; on
-PostgreSQL writes commit side by side, each holding a mark below its ids while it runs,
-and readers go no further than the least mark held (`Dialect.commit_horizon`). On
+event below N: SQLite has one writer; on PostgreSQL and MySQL writes commit side by side,
+and readers go no further than what no running write can precede any more
+(`Dialect.commit_horizon`: on PostgreSQL each write holds a mark below its ids while it
+runs; on MySQL each holds a shared lock that a reader's exclusive one waits for). On
 PostgreSQL the recording statement also notifies the channel `folio_events` (delivered at
 commit). Readers page through it by id (`since`)."""
 

@@ -41,6 +41,7 @@ from folio.store.dialects.base import (
     INVALID,
     JSON,
     RETRY,
+    ROWS_SQL,
     STRING,
     TEXT,
     TIME,
@@ -68,8 +69,19 @@ LOCK_NAME = (
     "CONCAT('folio:', IF(CHAR_LENGTH(DATABASE()) <= 36, DATABASE(), MD5(DATABASE())), ':', ?)"
 )
 LOCK_SQL = f"SELECT GET_LOCK({LOCK_NAME}, {LOCK_WAIT})"
-# the texts of the statements that take a named lock (LOCK_SQL, the outbox's inserts)
+# the texts of the statements that take a named lock (LOCK_SQL)
 LOCKING: set[str] = {LOCK_SQL}
+
+# The outbox's gate: one row (id 1) of a table of its own. A write that records events
+# takes a shared lock on it in the recording statement and holds it through its commit; a
+# reader of the outbox reads its last id, then takes the row's exclusive lock (granted
+# once every write that held the shared lock then has ended) and lets it go at once
+# (`commit_horizon`). Shared locks never wait for each other, so writes record and commit
+# side by side, as on PostgreSQL; a named lock (exclusive only) made them commit one after
+# the other, each holding it through its commit's flush to disk.
+GATE_TABLE = "folio_gate"
+GATE_SHARED = f'(SELECT id FROM "{GATE_TABLE}" WHERE id = 1 LOCK IN SHARE MODE)'
+
 SYNC_LOCK_NAME = "schema-sync"
 
 # the longest text key (VARCHAR): three of them fit in one index entry (3,072 bytes, 4 a
@@ -373,28 +385,43 @@ class MySQLDialect(Dialect):
         lock: int | None = None,
         channel: str | None = None,
     ) -> Program:
-        """MariaDB: one statement, the named lock taken in a derived table before the rows
-        are inserted (none are when it is not granted), their ids returned. MySQL 8 (no
-        RETURNING): the lock, then the rows."""
-        if lock is None or not self.returning:
-            ids: list[int] = yield from super().record_rows(
-                table, columns, params, count, lock, channel
-            )
+        """Where ids must follow the order of commits (`lock`), the write first takes the
+        gate's shared lock (GATE_TABLE): MariaDB in the INSERT itself, a derived table read
+        before the rows are inserted, their ids returned; MySQL 8 (no RETURNING) by a
+        statement of its own, then the rows."""
+        if lock is None:
+            ids: list[int] = yield from super().record_rows(table, columns, params, count)
             return ids
-        names = ", ".join(self.quote(c) for c in columns)
-        first = "SELECT " + ", ".join(f"? AS {self.quote(c)}" for c in columns)
-        other = " UNION ALL SELECT " + marks(len(columns))
-        sql = (
-            f"INSERT INTO {self.quote(table)} ({names}) SELECT v.* FROM ({first}"
-            f"{other * (count - 1)}) v CROSS JOIN "
-            f"(SELECT GET_LOCK({LOCK_NAME}, {LOCK_WAIT}) AS granted) g WHERE g.granted = 1 "
-            "RETURNING id"
-        )
-        LOCKING.add(sql)
-        rows = yield query(sql, [*params, str(lock)])
-        if not rows:
-            raise LockTimeout("a named lock was not granted in time")
+        if not self.returning:
+            yield query(GATE_SHARED[1:-1])
+            ids = yield from super().record_rows(table, columns, params, count)
+            return ids
+        key = (f"\0gate {table}", tuple(columns), count)
+        sql = self._rows_sql.get(key)
+        if sql is None:
+            names = ", ".join(self.quote(c) for c in columns)
+            first = "SELECT " + ", ".join(f"? AS {self.quote(c)}" for c in columns)
+            other = " UNION ALL SELECT " + marks(len(columns))
+            sql = (
+                f"INSERT INTO {self.quote(table)} ({names}) SELECT v.* FROM ({first}"
+                f"{other * (count - 1)}) v CROSS JOIN {GATE_SHARED} g RETURNING id"
+            )
+            if len(self._rows_sql) < ROWS_SQL:
+                self._rows_sql[key] = sql
+        rows = yield query(sql, params)
         return sorted(int(r[0]) for r in rows)
+
+    def commit_horizon(self, table: str) -> Program:
+        """The last id of `table` committed when the statement reads it (before or after
+        the gate's exclusive lock is granted): a write that took an id below it held the
+        gate's shared lock from before it took that id, and has ended once the exclusive
+        lock is granted. Read outside a transaction, the lock goes with the statement; new
+        writes wait for it only while it waits (for writes in their last statements)."""
+        rows = yield query(
+            f"SELECT (SELECT COALESCE(MAX(id), 0) FROM {self.quote(table)}) "
+            f'FROM "{GATE_TABLE}" WHERE id = 1 FOR UPDATE'
+        )
+        return int(rows[0][0])
 
     def reset_identity(self, table: str) -> Program:
         # InnoDB moves the table's next id past every id written: nothing to do (and an
@@ -594,6 +621,7 @@ def error_code(exc: BaseException) -> int | None:
 
 
 __all__ = [
+    "GATE_TABLE",
     "LOCKING",
     "LOCK_SQL",
     "MYSQL",
