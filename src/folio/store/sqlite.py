@@ -100,6 +100,8 @@ class SqliteDatabase(Database):
         # writes on whenever the writer thread is not using it (`_main`)
         self._main_conn: sqlite3.Connection | None = None
         self._main_lock = threading.Lock()
+        # the writer thread waits for it: the loop's thread leaves it alone meanwhile
+        self._main_wanted = False
         self._polled = 0.0  # when the current turn ran its first read statement
         self._ticking = False  # a tick is scheduled: a read has run in this turn
         # failures of the file or the disk answer 503, logged once per outage
@@ -126,6 +128,21 @@ class SqliteDatabase(Database):
             conn = self._connect()
             self._local.conn = conn
         return conn
+
+    def _take_main(self, wait: bool) -> bool:
+        """Whether this thread now holds the shared connection (`_main_lock`): the writer
+        thread (`wait`) waits for it, and from then on the loop's thread does not take it
+        (a lock is not fair: between two of the loop's statements, the loop's thread could
+        take it again before the waiting thread wakes); the loop's thread takes it only if
+        it is free and not awaited."""
+        if not wait:
+            return not self._main_wanted and self._main_lock.acquire(blocking=False)
+        self._main_wanted = True
+        try:
+            self._main_lock.acquire()
+        finally:
+            self._main_wanted = False
+        return True
 
     def _main(self) -> sqlite3.Connection:
         """The shared connection (`_main_lock` held). A commit on one connection makes
@@ -256,7 +273,7 @@ class SqliteDatabase(Database):
     def _write_sync(self, program: Program, wait: bool = False) -> Any:
         """`program` in a transaction: on the shared connection (waiting for it where
         `wait`: the writer thread), else on this thread's own."""
-        if self._main_lock.acquire(blocking=wait):
+        if self._take_main(wait):
             try:
                 return self._write_on(self._main(), program)
             finally:
@@ -343,7 +360,7 @@ class SqliteDatabase(Database):
                         continue
                     # each statement on the shared connection unless the writer thread
                     # is using it (`_main`)
-                    if lock.acquire(blocking=False):
+                    if not self._main_wanted and lock.acquire(blocking=False):
                         try:
                             result = self._step(self._main(), step)
                         finally:
@@ -360,7 +377,7 @@ class SqliteDatabase(Database):
         )
 
     def _write_one_sync(self, stmt: Stmt) -> Any:
-        if self._main_lock.acquire(blocking=False):
+        if self._take_main(False):
             try:
                 return self._write_one_on(self._main(), stmt)
             finally:
@@ -473,7 +490,7 @@ class SqliteDatabase(Database):
                 return [(True, self._write_sync(programs[0], wait))]
             except Exception as exc:
                 return [(False, exc)]
-        if self._main_lock.acquire(blocking=wait):
+        if self._take_main(wait):
             try:
                 return self._group_on(self._main(), programs, savepoints)
             finally:
