@@ -149,10 +149,12 @@ class SqliteDatabase(Database):
         SQLite drop the page cache of every other one: a count of 1,600 published articles
         then cost a reader 250 us instead of 45 (its pages fetched anew). Writes on the
         writer thread's own connection did that to the loop's after each of them; on this
-        one, the loop's reads keep their pages: `mixed` in process, 0.59-0.67 -> 0.44-0.49
-        ms of CPU a request; under wrk, 1,645-1,648 -> 1,910-2,234 req/s. The loop's thread
-        never waits for it: while the writer thread holds it, the loop's reads and writes
-        use a connection of the loop's own."""
+        one, the loop's reads keep their pages: `mixed` in process, 0.56-0.80 -> 0.44-0.56
+        ms of CPU a request. Under wrk less (1,278-1,648 -> 1,395-2,234 req/s, within this
+        machine's noise at times): the loop's thread keeps the GIL busy, so the writer
+        thread holds the connection longer, and meanwhile the loop reads on its own. The
+        loop's thread never waits for it: while the writer thread holds it, the loop's
+        reads and writes use a connection of the loop's own."""
         conn = self._main_conn
         if conn is None:
             conn = self._main_conn = self._connect()
