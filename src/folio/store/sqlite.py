@@ -149,7 +149,7 @@ class SqliteDatabase(Database):
         SQLite drop the page cache of every other one: a count of 1,600 published articles
         then cost a reader 250 us instead of 45 (its pages fetched anew). Writes on the
         writer thread's own connection did that to the loop's after each of them; on this
-        one, the loop's reads keep their pages: `mixed` in process, 0.56-0.80 -> 0.44-0.56
+        one, the loop's reads keep their pages: `mixed` in process, 0.59-0.80 -> 0.44-0.56
         ms of CPU a request. Under wrk less (1,278-1,648 -> 1,395-2,234 req/s, within this
         machine's noise at times): the loop's thread keeps the GIL busy, so the writer
         thread holds the connection longer, and meanwhile the loop reads on its own. The
