@@ -249,33 +249,13 @@ class MySQLDatabase(Database):
                 f"SESSION {isolation} = 'READ-COMMITTED'"
             )
             await self._query(probe, self._init)
-            # (asked first: IF NOT EXISTS on a table that exists, and INSERT IGNORE, log notes)
-            found = await self._query(
-                probe,
-                "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = "
-                f"DATABASE() AND table_name = '{VERSION_TABLE}'",
-            )
-            if not found[0][0]:
-                await self._query(
-                    probe,
-                    f'CREATE TABLE IF NOT EXISTS "{VERSION_TABLE}" (slot INT PRIMARY KEY, '
-                    f"n BIGINT NOT NULL) ENGINE=InnoDB",
-                )
+            await self._own_table(probe, VERSION_TABLE, "slot INT PRIMARY KEY, n BIGINT NOT NULL")
             slots = ", ".join(f"({i}, 0)" for i in range(VERSION_SLOTS))
             await self._query(
                 probe,
                 f'INSERT INTO "{VERSION_TABLE}" VALUES {slots} ON DUPLICATE KEY UPDATE n = n',
             )
-            found = await self._query(
-                probe,
-                "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = "
-                f"DATABASE() AND table_name = '{GATE_TABLE}'",
-            )
-            if not found[0][0]:
-                await self._query(
-                    probe,
-                    f'CREATE TABLE IF NOT EXISTS "{GATE_TABLE}" (id INT PRIMARY KEY) ENGINE=InnoDB',
-                )
+            await self._own_table(probe, GATE_TABLE, "id INT PRIMARY KEY")
             await self._query(
                 probe, f'INSERT INTO "{GATE_TABLE}" VALUES (1) ON DUPLICATE KEY UPDATE id = 1'
             )
@@ -284,6 +264,19 @@ class MySQLDatabase(Database):
         pool = ConnectionPool(self._connect, self.max_size)
         await pool.start(self.min_size)
         self._pool = pool
+
+    async def _own_table(self, probe: Connection, name: str, columns: str) -> None:
+        """One of the driver's own tables, made where it is missing. (Asked first: IF NOT
+        EXISTS on a table that exists logs a note.)"""
+        found = await self._query(
+            probe,
+            "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = "
+            f"DATABASE() AND table_name = '{name}'",
+        )
+        if not found[0][0]:
+            await self._query(
+                probe, f'CREATE TABLE IF NOT EXISTS "{name}" ({columns}) ENGINE=InnoDB'
+            )
 
     async def close(self) -> None:
         if self._pool is not None:

@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from folio.caches import BoundedCache, weigh
 from folio.store.availability import guard_sqlite
@@ -34,6 +34,8 @@ from folio.store.dialects.sqlite import SQLITE
 from folio.store.program import Batch, Pause, Program, Rows, Stmt, Version
 
 log = logging.getLogger("folio")
+
+T = TypeVar("T")
 
 READERS = int(os.environ.get("FOLIO_SQLITE_READERS", "0") or 0)
 # Reads run inline, each request's whole on one turn of the event loop; the loop looks at its
@@ -143,6 +145,16 @@ class SqliteDatabase(Database):
         finally:
             self._main_wanted = False
         return True
+
+    def _on_shared(self, wait: bool, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work` on the shared connection if this thread takes it (`_take_main`), else
+        on this thread's own."""
+        if self._take_main(wait):
+            try:
+                return work(self._main())
+            finally:
+                self._main_lock.release()
+        return work(self._conn())
 
     def _main(self) -> sqlite3.Connection:
         """The shared connection (`_main_lock` held). A commit on one connection makes
@@ -275,12 +287,7 @@ class SqliteDatabase(Database):
     def _write_sync(self, program: Program, wait: bool = False) -> Any:
         """`program` in a transaction: on the shared connection (waiting for it where
         `wait`: the writer thread), else on this thread's own."""
-        if self._take_main(wait):
-            try:
-                return self._write_on(self._main(), program)
-            finally:
-                self._main_lock.release()
-        return self._write_on(self._conn(), program)
+        return self._on_shared(wait, lambda conn: self._write_on(conn, program))
 
     def _write_on(self, conn: sqlite3.Connection, program: Program) -> Any:
         self._written += 1
@@ -346,7 +353,6 @@ class SqliteDatabase(Database):
 
     async def read(self, program: Program) -> Any:
         if not self._threaded:
-            lock = self._main_lock
             try:
                 step = next(program)
                 while True:
@@ -361,12 +367,12 @@ class SqliteDatabase(Database):
                         await asyncio.sleep(0)
                         continue
                     # each statement on the shared connection unless the writer thread
-                    # is using it (`_main`)
-                    if not self._main_wanted and lock.acquire(blocking=False):
+                    # is using it or waits for it (`_main`); inline: the reads' hot path
+                    if self._take_main(False):
                         try:
                             result = self._step(self._main(), step)
                         finally:
-                            lock.release()
+                            self._main_lock.release()
                     else:
                         result = self._step(self._conn(), step)
                     step = program.send(result)
@@ -379,12 +385,7 @@ class SqliteDatabase(Database):
         )
 
     def _write_one_sync(self, stmt: Stmt) -> Any:
-        if self._take_main(False):
-            try:
-                return self._write_one_on(self._main(), stmt)
-            finally:
-                self._main_lock.release()
-        return self._write_one_on(self._conn(), stmt)
+        return self._on_shared(False, lambda conn: self._write_one_on(conn, stmt))
 
     def _write_one_on(self, conn: sqlite3.Connection, stmt: Stmt) -> Any:
         self._written += 1
@@ -492,12 +493,7 @@ class SqliteDatabase(Database):
                 return [(True, self._write_sync(programs[0], wait))]
             except Exception as exc:
                 return [(False, exc)]
-        if self._take_main(wait):
-            try:
-                return self._group_on(self._main(), programs, savepoints)
-            finally:
-                self._main_lock.release()
-        return self._group_on(self._conn(), programs, savepoints)
+        return self._on_shared(wait, lambda conn: self._group_on(conn, programs, savepoints))
 
     def _group_on(
         self, conn: sqlite3.Connection, programs: list[Program], savepoints: bool

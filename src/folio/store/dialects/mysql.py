@@ -80,7 +80,7 @@ LOCKING: set[str] = {LOCK_SQL}
 # side by side, as on PostgreSQL; a named lock (exclusive only) made them commit one after
 # the other, each holding it through its commit's flush to disk.
 GATE_TABLE = "folio_gate"
-GATE_SHARED = f'(SELECT id FROM "{GATE_TABLE}" WHERE id = 1 LOCK IN SHARE MODE)'
+GATE_SHARED = f'SELECT id FROM "{GATE_TABLE}" WHERE id = 1 LOCK IN SHARE MODE'
 
 SYNC_LOCK_NAME = "schema-sync"
 
@@ -393,7 +393,7 @@ class MySQLDialect(Dialect):
             ids: list[int] = yield from super().record_rows(table, columns, params, count)
             return ids
         if not self.returning:
-            yield query(GATE_SHARED[1:-1])
+            yield query(GATE_SHARED)
             ids = yield from super().record_rows(table, columns, params, count)
             return ids
         key = (f"\0gate {table}", tuple(columns), count)
@@ -404,7 +404,7 @@ class MySQLDialect(Dialect):
             other = " UNION ALL SELECT " + marks(len(columns))
             sql = (
                 f"INSERT INTO {self.quote(table)} ({names}) SELECT v.* FROM ({first}"
-                f"{other * (count - 1)}) v CROSS JOIN {GATE_SHARED} g RETURNING id"
+                f"{other * (count - 1)}) v CROSS JOIN ({GATE_SHARED}) g RETURNING id"
             )
             if len(self._rows_sql) < ROWS_SQL:
                 self._rows_sql[key] = sql
