@@ -292,3 +292,75 @@ def test_a_connection_back_in_the_pool_keeps_nothing_it_read() -> None:
 
     held = asyncio.run(main())
     assert held < big // 4, held
+
+
+def test_writes_leave_no_transaction_open_on_their_connection() -> None:
+    """Writes run on connections of their own with autocommit off, so the first statement
+    of a write opens its transaction without a BEGIN of its own. Whatever the write did
+    (committed, took a named lock, failed on a duplicate key and was rolled back), its
+    connection goes back to the pool with no transaction open: the next write uses it
+    again, and it holds no table's metadata lock or named lock, so a schema change or a
+    lock from another session does not wait for it. A failed write changes nothing; reads
+    run on other connections."""
+    import asyncio
+
+    import asyncmy
+    from asyncmy.errors import IntegrityError
+
+    from folio.store.dialects.mysql import LOCK_NAME, LOCK_SQL
+    from folio.store.mysql import MySQLDatabase, connect_settings
+
+    assert MYSQL_URL is not None
+    reset_mysql(MYSQL_URL)
+    sql_rows(MYSQL_URL, 'CREATE TABLE "pair" (id INT PRIMARY KEY, n INT NOT NULL)')
+
+    def insert(key: int, then_fail: bool = False, locked: bool = False) -> Program:
+        if locked:
+            yield query(LOCK_SQL, ("pair-lock",))
+        yield execute('INSERT INTO "pair" (id, n) VALUES (?, 0)', (key,))
+        if then_fail:
+            yield execute('INSERT INTO "pair" (id, n) VALUES (?, 0)', (1,))
+        rows = yield query("SELECT CONNECTION_ID()")
+        return int(rows[0][0])
+
+    def reader() -> Program:
+        rows = yield query("SELECT CONNECTION_ID()")
+        return int(rows[0][0])
+
+    async def main() -> None:
+        other = await asyncmy.connect(**connect_settings(MYSQL_URL or ""), autocommit=True)
+        db = MySQLDatabase(MYSQL_URL or "", 1, 1)
+        await db.start()
+
+        async def alter(column: str) -> None:
+            # gives up after 2 s if a lock holds it
+            async with other.cursor() as cursor:
+                await cursor.execute(f"ALTER TABLE pair ADD COLUMN {column} INT NULL")
+
+        async def lock_is_free() -> bool:
+            async with other.cursor() as cursor:
+                name = LOCK_NAME.replace("?", "%s")
+                await cursor.execute(f"SELECT GET_LOCK({name}, 0)", ("pair-lock",))
+                free = (await cursor.fetchone())[0] == 1
+                await cursor.execute("DO RELEASE_ALL_LOCKS()")
+                return free
+
+        try:
+            async with other.cursor() as cursor:
+                await cursor.execute("SET SESSION lock_wait_timeout = 2")
+            first = await db.write(insert(1))
+            await alter("a")
+            assert await db.write(insert(2, locked=True)) == first
+            assert await lock_is_free()
+            await alter("b")
+            with pytest.raises(IntegrityError):  # (a table of no model: the driver's error)
+                await db.write(insert(3, then_fail=True))
+            await alter("c")
+            assert await db.write(insert(4)) == first
+            assert await db.read(reader()) != first
+        finally:
+            await db.close()
+            other.close()
+
+    asyncio.run(main())
+    assert sql_rows(MYSQL_URL, 'SELECT id FROM "pair" ORDER BY id') == [(1,), (2,), (4,)]
