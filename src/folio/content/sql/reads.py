@@ -25,10 +25,11 @@ class Reads:
         self.dialect = db.dialect
         self.quote = db.dialect.quote
         self.default_locale = default_locale
-        self.readers = {
-            uid: TypeReader(ct, db.dialect) for uid, ct in registry.content_types.items()
-        }
         self.populator = Populator(registry, db.dialect)
+        memo = self.populator.memo is not None
+        self.readers = {
+            uid: TypeReader(ct, db.dialect, memo) for uid, ct in registry.content_types.items()
+        }
 
     def reader(self, ct: ContentType) -> TypeReader:
         return self.readers[ct.uid]

@@ -129,8 +129,15 @@ class Dialect:
     derived_sort_keys: ClassVar[bool] = False
     # a counted page carries its total (a window count) whether it is filtered or not: one
     # statement instead of the page and a count beside it (elsewhere an unfiltered page's
-    # count is a statement of its own, or PostgreSQL's remembered one, `snapshots`)
+    # count is a statement of its own, or a remembered one, `remembered_totals`)
     counted_pages: ClassVar[bool] = False
+    # an unfiltered page carries its total, counted in its statement only when the token of
+    # `snapshot_expr` has moved since the total it is handed back was counted
+    # (TypeReader.remember_total)
+    remembered_totals: ClassVar[bool] = False
+    # `snapshot_expr` moves with Folio's own writes only (MySQL's counters): totals are
+    # remembered only where the read memo, which trusts the same token, is on
+    totals_need_memo: ClassVar[bool] = False
     # DELETE a, b FROM ... : rows of several tables deleted by one statement
     multi_table_delete: ClassVar[bool] = False
     # a hash join of many link rows keeps no order: an inverse relation's rows are

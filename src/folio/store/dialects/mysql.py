@@ -244,9 +244,14 @@ class MySQLDialect(Dialect):
     deferred_pages = True
     # a `$containsi` page sorted by date: 1.33 -> 1.0 ms of MariaDB's CPU
     derived_sort_keys = True
-    # page 4 of 1,600 articles and its total: 0.575 -> 0.525 ms of MariaDB's CPU, and one
-    # round trip less
+    # a page carries its total (a window count): page 4 of 1,600 articles and its total,
+    # 0.575 -> 0.525 ms of MariaDB's CPU and one round trip less than a count beside it.
+    # Where the memo is on, an unfiltered page's total is remembered under the counters'
+    # sum instead: a first page of 1,600 articles cost MariaDB 0.77 ms with its window
+    # count, 0.27 ms with the total handed back, 0.53 ms when it counts anew
     counted_pages = True
+    remembered_totals = True
+    totals_need_memo = True
     # the components of a replaced version, of four types: one DELETE instead of four
     multi_table_delete = True
     unordered_joins = True

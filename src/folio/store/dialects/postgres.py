@@ -101,6 +101,7 @@ class PostgresDialect(Dialect):
     covering_indexes = True
     nulls_largest = True
     snapshots = True
+    remembered_totals = True
     literal_first_limit = True
     materialized_cte = False
     unordered_joins = True
