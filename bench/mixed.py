@@ -8,10 +8,12 @@ alternate between the read memo on and off (the same process, the same data: the
 set aside for the `off` batches, as FOLIO_READ_MEMO_MB=0 does), and the best batch of each
 is printed: the process CPU per request and, on PostgreSQL, its pool backends' CPU.
 `--profile` prints where the time went (cProfile, by own time) for each side instead;
-`--statements`, the statements of one round of the mix.
+`--statements`, the statements of one round of the mix; `--kinds`, the CPU per request of
+each kind of request (filter-sort, populate, one, deep-filter, update: the process's and,
+where measured, the database's) and its share of the mix.
 
     .venv/bin/python bench/mixed.py APP_DIR [--rounds 10] [--batches 5] [--only on|off]
-        [--profile] [--statements]
+        [--profile] [--statements] [--kinds]
 
 The app is seeded with ../shared/bench/seed.py (2,000 articles) against `folio serve`.
 """
@@ -38,6 +40,8 @@ from folio.http.app import build_asgi
 
 # every tenth request is an update (run.py's `mixed_every`)
 EVERY = 10
+# the reads' kinds, in the order they rotate
+KINDS = ("filter-sort", "populate", "one", "deep-filter")
 
 
 def _q(value: str) -> str:
@@ -97,6 +101,7 @@ def main() -> None:
     ap.add_argument("--off-first", action="store_true", help="each pair of batches: off, then on")
     ap.add_argument("--profile", action="store_true", help="cProfile one batch per side")
     ap.add_argument("--statements", action="store_true", help="the statements of one lap")
+    ap.add_argument("--kinds", action="store_true", help="CPU per kind of request")
     a = ap.parse_args()
     folio = load_app(a.app_dir)
     asgi = build_asgi(folio)
@@ -158,6 +163,28 @@ def main() -> None:
                     shapes[text[:100]] = shapes.get(text[:100], 0) + 1
                 for text, n in sorted(shapes.items(), key=lambda item: -item[1]):
                     print(f"  {n:4} x {text}")
+        elif a.kinds:
+            for side in sides:
+                use(side)
+                spent: dict[str, list[float]] = {}
+                for _ in range(size * a.batches):
+                    n, r = counter["n"] + 1, counter["r"]
+                    kind = "update" if n % EVERY == 0 else KINDS[r % len(KINDS)]
+                    c0 = time.process_time()
+                    d0 = _backends_cpu(backends) if backends else 0.0
+                    await one()
+                    d1 = _backends_cpu(backends) if backends else 0.0
+                    got = spent.setdefault(kind, [0.0, 0.0, 0])
+                    got[0] += time.process_time() - c0
+                    got[1] += d1 - d0
+                    got[2] += 1
+                total = sum(v[0] + v[1] for v in spent.values())
+                print(f"== memo {side}: CPU per request of each kind (ms), share of the mix")
+                for kind, (cpu, db, n) in spent.items():
+                    print(
+                        f"  {kind:12} {cpu / n * 1000:7.3f} + db {db / n * 1000:7.3f}"
+                        f"  {(cpu + db) / total:6.1%}"
+                    )
         elif a.profile:
             for side in sides:
                 use(side)

@@ -219,7 +219,7 @@ class MySQLDatabase(Database):
         self.min_size = min_size
         self.max_size = max_size if max_size is not None else default_pool_max()
         self._pool: Any = None  # reads (autocommit)
-        self._writes: Any = None  # writes (autocommit off)
+        self._write_pool: Any = None  # writes (autocommit off)
         self._count = 0
         self._serials = 0
         self._init = ""
@@ -276,8 +276,8 @@ class MySQLDatabase(Database):
         pool = ConnectionPool(self._connect, self.max_size)
         await pool.start(self.min_size)
         self._pool = pool
-        self._writes = ConnectionPool(self._connect_writer, self.max_size)
-        await self._writes.start(min(self.min_size, 1))
+        self._write_pool = ConnectionPool(self._connect_writer, self.max_size)
+        await self._write_pool.start(min(self.min_size, 1))
 
     async def _own_table(self, probe: Connection, name: str, columns: str) -> None:
         """One of the driver's own tables, made where it is missing. (Asked first: IF NOT
@@ -293,17 +293,17 @@ class MySQLDatabase(Database):
             )
 
     async def close(self) -> None:
-        for pool in (self._pool, self._writes):
+        for pool in (self._pool, self._write_pool):
             if pool is not None:
                 await pool.close()
-        self._pool = self._writes = None
+        self._pool = self._write_pool = None
 
     @asynccontextmanager
     async def _connection(self, writing: bool = False) -> AsyncIterator[Connection]:
         """A connection of the pool for one program, given back whole; after an error of
         the connection or a cancelled request (the connection may be mid-statement) it is
         closed instead."""
-        pool = self._writes if writing else self._pool
+        pool = self._write_pool if writing else self._pool
         try:
             conn: Connection | None = await pool.acquire()
         except Exception as exc:
@@ -334,7 +334,7 @@ class MySQLDatabase(Database):
     def _unavailable(self, exc: BaseException, writing: bool) -> FolioError:
         """The 503 for an outage; its first failure drops the idle connections."""
         if not self.availability.down:
-            for pool in (self._pool, self._writes):
+            for pool in (self._pool, self._write_pool):
                 if pool is not None:
                     pool.discard_idle()
         return self.availability.failed(f"{type(exc).__name__}: {exc}".rstrip(": "), writing)
