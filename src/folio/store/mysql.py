@@ -159,15 +159,13 @@ class Connection:
     """One asyncmy connection with its prepared statements (most recently used last) and
     its counter slot in `folio_version`; shaped for store.pgpool's pool."""
 
-    __slots__ = ("autocommit", "locked", "raw", "slot", "statements")
+    __slots__ = ("locked", "raw", "slot", "statements")
 
-    def __init__(self, raw: Any, slot: int, autocommit: bool = True) -> None:
+    def __init__(self, raw: Any, slot: int) -> None:
         self.raw = raw
         self.slot = slot
         self.statements: OrderedDict[str, Any] = OrderedDict()
         self.locked = False  # a named lock was taken in the current write
-        # False: a connection of the writes' pool, whose first statement opens a transaction
-        self.autocommit = autocommit
 
     def is_closed(self) -> bool:
         return not self.raw.connected
@@ -240,7 +238,7 @@ class MySQLDatabase(Database):
             client_flag=CLIENT.FOUND_ROWS | CLIENT.MULTI_STATEMENTS,
         )
         self._serials += 1
-        return Connection(raw, self._serials % VERSION_SLOTS, autocommit)
+        return Connection(raw, self._serials % VERSION_SLOTS)
 
     async def _connect_writer(self) -> Connection:
         return await self._connect(False)
@@ -423,14 +421,12 @@ class MySQLDatabase(Database):
         return int(rows[0][0])
 
     async def _transaction(self, conn: Connection, program: Program) -> Any:
-        """Runs `program` in one transaction on `conn`, its counter bumped with the COMMIT;
+        """Runs `program` in one transaction on `conn` (of the writes' pool: autocommit off,
+        so its first statement opens the transaction), its counter bumped with the COMMIT;
         named locks it took are released after the transaction ends. A connection that
         failed, or whose request was cancelled mid-statement, is not touched again: the
         pool closes it, and the server rolls back and releases with it."""
-        raw = conn.raw
         conn.locked = False
-        if conn.autocommit:
-            await raw.begin()
         try:
             result = await self._run(conn, program, writing=True)
             # (with the COMMIT, in its round trip: not counted as a statement)

@@ -288,7 +288,6 @@ class TypeReader:
             first,
             gated,
             carried,
-            self.remembers,
         )
         plan = self._statements.get(key)
         if plan is None:
