@@ -141,20 +141,28 @@ def test_a_related_sort_reads_the_related_rows_in_the_reads_status(
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_a_first_page_has_its_bounds_written_in_on_postgres(dialect: str) -> None:
+def test_the_first_pages_have_their_bounds_written_in_on_postgres(dialect: str) -> None:
     reader = TypeReader(TYPES["article"], dialect_for(dialect))
-    first = reader.find_statements(_query("article", {"pagination": {"pageSize": "10"}}), "en")
-    second = reader.find_statements(
-        _query("article", {"pagination": {"pageSize": "10", "page": "2"}}), "en"
-    )
-    assert second.page_params[-2:] == [10, 10]
+
+    def page(n: int) -> Any:
+        query = _query("article", {"pagination": {"pageSize": "10", "page": str(n)}})
+        return reader.find_statements(query, "en")
+
+    first, second, tenth, eleventh = page(1), page(2), page(10), page(11)
+    assert eleventh.page_params[-2:] == [10, 100]
     if dialect == "sqlite":
-        assert second.page.endswith("LIMIT ? OFFSET ?")
+        assert second.page.endswith("LIMIT ? OFFSET ?") and second.page_params[-2:] == [10, 10]
         assert first.page.endswith("LIMIT ? OFFSET ?") and first.page_params[-2:] == [10, 0]
     else:
-        # PostgreSQL: a later page's ids first, from the list index, then their rows only
-        assert second.page.endswith("LIMIT ? OFFSET ?) w ON w.id = t.id ORDER BY t.id ASC")
+        # PostgreSQL: a later page's ids first, from the list index, then their rows only;
+        # the first ten pages of a size are statements of their own, the others share one
         assert first.page.endswith("LIMIT 10") and first.page_params[-2:] == ["en", "en"]
+        assert second.page.endswith("LIMIT 10 OFFSET 10) w ON w.id = t.id ORDER BY t.id ASC")
+        assert tenth.page.endswith("LIMIT 10 OFFSET 90) w ON w.id = t.id ORDER BY t.id ASC")
+        assert second.page_params == tenth.page_params == first.page_params
+        assert eleventh.page.endswith("LIMIT ? OFFSET ?) w ON w.id = t.id ORDER BY t.id ASC")
+    offset = reader.find_statements(_query("article", {"pagination": {"start": "5"}}), "en")
+    assert offset.page_params[-2:] == [25, 5]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -162,7 +170,8 @@ def test_a_page_of_one_version_set(dialect: str) -> None:
     query = _query("article", {"locale": "fr", "status": "draft", "pagination": {"page": "2"}})
     plan = TypeReader(TYPES["article"], dialect_for(dialect)).find_statements(query, "fr")
     flag = "(t.published_at IS NULL) = 1" if dialect == "sqlite" else "t.published_at IS NULL"
-    assert f"WHERE t.locale = ? AND {flag} ORDER BY t.id ASC LIMIT ? OFFSET ?" in plan.page
+    bounds = "LIMIT ? OFFSET ?" if dialect == "sqlite" else "LIMIT 25 OFFSET 25"
+    assert f"WHERE t.locale = ? AND {flag} ORDER BY t.id ASC {bounds}" in plan.page
     if dialect == "sqlite":
         assert plan.page_params == ["fr", 25, 25] and not plan.counted
     else:
@@ -170,6 +179,6 @@ def test_a_page_of_one_version_set(dialect: str) -> None:
         # unless the snapshot it was last counted in is still the database's (none yet)
         assert f'(SELECT COUNT(*) FROM "articles" t WHERE t.locale = ? AND {flag})' in plan.page
         assert "pg_current_snapshot()" in plan.page
-        assert plan.page_params == [None, 0, "fr", "fr", 25, 25] and plan.counted
+        assert plan.page_params == [None, 0, "fr", "fr"] and plan.counted
     assert plan.count.endswith(f"WHERE t.locale = ? AND {flag}")
     assert plan.count_params == ["fr"]

@@ -521,8 +521,10 @@ class DocumentService:
         """The entry a webhook sends for `event`, as the reference sends it: for a
         create, update, publish or draft discard, the version re-read now with its
         relations (their own fields), media, components and dynamic zones (with theirs);
-        for other events, or when the version is gone (replaced or deleted since), the
-        entry the event recorded (the version as it was, without populate)."""
+        for other events, or when the version is gone (replaced or deleted since) or, a
+        published one, published again since (its publishedAt moved: publishing keeps the
+        row where only its own values changed), the entry the event recorded (the version
+        as it was, without populate)."""
         ct = self.registry.content_types.get(event.uid)
         row_id = event.entry.get("id")
         if (
@@ -540,7 +542,13 @@ class DocumentService:
             ct, params, OPEN, find=False, key=("event-entry", event.status, event.locale)
         )
         found = await self._reads.find_by_id(ct, row_id, query)
-        return found if found is not None else event.entry
+        if found is None or (
+            event.status != "draft"
+            and ct.draft_and_publish
+            and found.get("publishedAt") != event.entry.get("publishedAt")
+        ):
+            return event.entry
+        return found
 
     def _entry_populate(self, schema: Schema) -> dict[str, Any]:
         """Relations one level, media, and components and zones with their own (the

@@ -795,6 +795,102 @@ class LinkStore:
                 params,
             )
 
+    # ------------------------------------------------------------------ versions compared
+    def _link_columns(self, schema: Schema, attr: Attribute) -> list[str]:
+        """The columns of an owning relation's links that a copy takes as they are."""
+        cols = ["target_document_id", "target_locale", "position", "inv_position"]
+        if status_scoped(schema, attr, self.registry):
+            cols.append("target_status")
+        return cols
+
+    def _same_rows(
+        self, table: str, key: str, cols: list[str], a: str, b: str, scope: str = ""
+    ) -> str:
+        """SQL: the rows of `table` whose `key` is `a` are those whose `key` is `b` (SQL
+        terms), as many, alike in `cols` (NULL alike NULL); `scope` (a condition on the
+        columns of alias `{x}`) narrows both sides."""
+        same = " AND ".join(self.dialect.distinct(f"y.{c}", f"x.{c}", negated=True) for c in cols)
+        x, y = scope.format(x="x"), scope.format(x="y")
+        return (
+            f"(SELECT COUNT(*) FROM {table} x WHERE x.{key} = {a}{x}) = "
+            f"(SELECT COUNT(*) FROM {table} y WHERE y.{key} = {b}{y}) AND NOT EXISTS "
+            f"(SELECT 1 FROM {table} x WHERE x.{key} = {a}{x} AND NOT EXISTS (SELECT 1 FROM "
+            f"{table} y WHERE y.{key} = {b}{y} AND {same}))"
+        )
+
+    def _same_links(self, schema: Schema, a: str, b: str) -> list[str]:
+        """SQL conditions: the rows `a` and `b` of `schema` (SQL terms) own the same
+        relation links and media links."""
+        q = self.quote
+        lit = self.dialect.literal
+        parts = [
+            self._same_rows(
+                q(link_table_name(schema, attr)),
+                "source_id",
+                self._link_columns(schema, attr),
+                a,
+                b,
+            )
+            for attr in schema.attributes.values()
+            if relation_owner(attr)
+        ]
+        if any(attr.type == "media" for attr in schema.attributes.values()):
+            parts.append(
+                self._same_rows(
+                    q(FILES_LINK_TABLE),
+                    "related_id",
+                    ["field", "position", "file_id"],
+                    a,
+                    b,
+                    f" AND {{x}}.related_type = {lit(schema.uid)}",
+                )
+            )
+        return parts
+
+    def same_owned(self, schema: Schema, row: str) -> tuple[str, int] | None:
+        """SQL whose value is true where the row whose id is the parameter `?` (the draft;
+        bound the returned number of times, each `?` of the text) owns the same relations,
+        media links and components as the row `row` (an SQL term: its published version),
+        so that publishing need copy neither; None where components hold components, which
+        are not compared (publishing then copies them all)."""
+        comps = self._components_of(schema)
+        if any(
+            a.type in ("component", "dynamiczone")
+            for comp in comps
+            for a in comp.attributes.values()
+        ):
+            return None
+        d = self.dialect
+        parts = self._same_links(schema, "?", row)
+        bound = 2 * len(parts)  # (each compares the draft's rows twice)
+        if comps:
+            bound += 2
+            cmps = self.quote(components_table_name(schema))
+            kinds = []
+            for comp in comps:
+                table = self.quote(comp.table)
+                cols = [self.quote(a.column) for a in comp.scalar_attributes if a.column]
+                alike = "".join(
+                    f" AND {d.distinct(d.comparable(f'cb.{c}'), d.comparable(f'ca.{c}'), True)}"
+                    for c in cols
+                )
+                kind = [
+                    f"b.component_type = {d.literal(comp.uid)}",
+                    f"EXISTS (SELECT 1 FROM {table} ca, {table} cb WHERE ca.id = a.cmp_id "
+                    f"AND cb.id = b.cmp_id{alike})",
+                    *self._same_links(comp, "a.cmp_id", "b.cmp_id"),
+                ]
+                kinds.append("(" + " AND ".join(kind) + ")")
+            parts.append(
+                f"(SELECT COUNT(*) FROM {cmps} x WHERE x.entity_id = ?) = "
+                f"(SELECT COUNT(*) FROM {cmps} y WHERE y.entity_id = {row}) AND NOT EXISTS "
+                f"(SELECT 1 FROM {cmps} a WHERE a.entity_id = ? AND NOT EXISTS (SELECT 1 FROM "
+                f"{cmps} b WHERE b.entity_id = {row} AND b.component_type = a.component_type "
+                "AND b.field = a.field AND b.position = a.position AND "
+                f"({' OR '.join(kinds)})))"
+            )
+        return (" AND ".join(f"({p})" for p in parts) if parts else "1 = 1"), bound
+
     # ------------------------------------------------------------------ versions in one statement
     def whole_copy(self, schema: Schema) -> bool:
         """Whether a version of `schema` is deleted and copied in one statement each

@@ -63,6 +63,9 @@ class Versions:
     # per content type (and whether they answer the other locales' versions): a
     # publication's two statements (`_publish_whole`)
     _whole_sql: dict[tuple[str, bool], tuple[str, str, int]]
+    # per content type: the statement comparing what a draft and its published version
+    # own, and how many times it binds the draft's id (None: not compared)
+    _same_sql: dict[str, tuple[str, int, str | None, str] | None]
 
     def _locale_for(self, ct: ContentType, locale: str | None) -> str | None:
         if not ct.localized:
@@ -396,6 +399,12 @@ class Versions:
         selects it) when `answer` and the copy gave it at once. `first`: there is no
         published version yet (a new document's)."""
         where, params = self._version_where(ct, document_id, locale, True)
+        if not first:
+            kept = yield from self._publish_in_place(ct, where, params, draft_id, now, answer)
+            if kept is not None:
+                if others:
+                    kept.others = yield from self._other_locales(ct, document_id, locale)
+                return kept if answer else kept.id
         if self.links.whole_copy(ct):
             published = yield from self._publish_whole(
                 ct,
@@ -411,6 +420,79 @@ class Versions:
         if others:
             result.others = yield from self._other_locales(ct, document_id, locale)
         return result if answer else result.id
+
+    def _publish_in_place(
+        self,
+        ct: ContentType,
+        where: str,
+        params: list[Any],
+        draft_id: int,
+        now: Any,
+        answer: bool,
+    ) -> Program:
+        """Where the published version owns the same relations, media links and components
+        as the draft (`LinkStore.same_owned`: an update that changed only the draft's own
+        values, then published), it takes the draft's values in place and keeps its row and
+        all it owns, instead of being deleted with its links and components and copied
+        anew with them. Its Published, or None where they differ or there is no published
+        version."""
+        if ct.uid in self._same_sql:
+            plan = self._same_sql[ct.uid]
+        else:
+            plan = self._same_sql[ct.uid] = self._in_place_plan(ct, where)
+        if plan is None:
+            return None
+        check, bound, update, order = plan
+        given = {"s": [draft_id], "g": [now]}
+        if update is None:
+            # (one statement: the comparison, and the UPDATE where it holds)
+            rows = yield query(check, [*([draft_id] * bound), *params, now, draft_id])
+            if not rows or not int(rows[0][1]):
+                return None
+            return Published(int(rows[0][0]), rows[0][2:])
+        rows = yield query(check, [*([draft_id] * bound), *params])
+        if not rows or not int(rows[0][1]):
+            return None
+        published_id = int(rows[0][0])
+        given["t"] = [published_id]
+        values = [v for key in order for v in given[key]]
+        if answer and self.dialect.update_returning:
+            sel = self.reads.reader(ct).selection(None, self.quote(ct.table))
+            got = yield query(f"{update} RETURNING {sel.sql}", values)
+            return Published(published_id, got[0])
+        yield execute(update, values)
+        return Published(published_id)
+
+    def _in_place_plan(
+        self, ct: ContentType, where: str
+    ) -> tuple[str, int, str | None, str] | None:
+        """`_publish_in_place`'s statements: the comparison (the published version's id and
+        1 where it may be kept), how many times it binds the draft's id, the UPDATE and
+        the order of its parameters (`Dialect.copy_row`). Where writes run in WITH, the
+        comparison and the UPDATE are one statement, which answers the kept row after
+        the id and the flag (the UPDATE then None). None where not compared."""
+        t = self.quote(ct.table)
+        same = self.links.same_owned(ct, f"{t}.id")
+        if same is None:
+            return None
+        text, bound = same
+        check = f"SELECT id, CASE WHEN {text} THEN 1 ELSE 0 END FROM {t} WHERE {where}"
+        columns = [a.column for a in ct.scalar_attributes if a.column is not None]
+        copied = [*columns, "updated_at"]
+        d = self.dialect
+        if d.writable_ctes and d.update_returning:
+            sel = self.reads.reader(ct).selection(None, t)
+            update, _ = d.copy_row(
+                ct.table, copied, ["published_at"], "(SELECT id FROM c WHERE same = 1)"
+            )
+            check = (
+                f"WITH c AS (SELECT id, CASE WHEN {text} THEN 1 ELSE 0 END AS same FROM {t} "
+                f"WHERE {where}), u AS ({update} RETURNING {sel.sql}) "
+                "SELECT c.id, c.same, u.* FROM c LEFT JOIN u ON true"
+            )
+            return check, bound, None, ""
+        update, order = d.copy_row(ct.table, copied, ["published_at"])
+        return check, bound, update, order
 
     def _publish_copy(
         self,

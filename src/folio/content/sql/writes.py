@@ -77,6 +77,7 @@ class Writes(Versions):
         self.default_locale = reads.default_locale
         self._insert_sql: dict[tuple[str, tuple[str, ...], str], str] = {}
         self._whole_sql: dict[tuple[str, bool], tuple[str, str, int]] = {}
+        self._same_sql: dict[str, tuple[str, int, str | None, str] | None] = {}
         # per type and columns written: a create's statement with its event, None where
         # the database cannot write them together (`_create_with_event`)
         self._fused_sql: dict[tuple[str, tuple[str, ...]], str | None] = {}

@@ -113,8 +113,8 @@ class Dialect:
     # `snapshot_expr`: SQL whose value is a token of the committed state, readable inside
     # a statement (PostgreSQL's snapshot): pages carry it and remember counts under it
     snapshots: ClassVar[bool] = False
-    # a first page's LIMIT is written into the text (PostgreSQL plans a statement anew at
-    # each run while LIMIT is a parameter)
+    # the first pages' LIMIT and OFFSET are written into the text (PostgreSQL plans a
+    # statement anew at each run while they are parameters)
     literal_first_limit: ClassVar[bool] = False
     # WITH x AS MATERIALIZED (...): a common table expression kept once for the page
     # and its count (SQLite 3.35+)
@@ -256,6 +256,11 @@ class Dialect:
         """Where `snapshots`: SQL whose value is the token of the committed state."""
         raise NotImplementedError
 
+    def comparable(self, expr: str) -> str:
+        """A column's value in a form `distinct` can compare (a JSON value where its type
+        has no equality)."""
+        return expr
+
     def distinct(self, a: str, b: str, negated: bool = False) -> str:
         """`a` differs from `b`, NULL being a value (`negated`: they are the same)."""
         return f"{a} IS {'NOT ' if negated else ''}DISTINCT FROM {b}"
@@ -320,6 +325,22 @@ class Dialect:
         sets = ", ".join(f"{self.quote(c)} = s.{self.quote(c)}" for c in columns)
         return (
             f"UPDATE {t} SET {sets} FROM {t} AS s WHERE s.id = ? AND {t}.id IN ({marks(targets)})"
+        )
+
+    def copy_row(
+        self, table: str, columns: Sequence[str], given: Sequence[str], target: str = "?"
+    ) -> tuple[str, str]:
+        """An UPDATE giving the row of `table` whose id is `target` (an SQL term, a
+        parameter by default) the values of `columns` of its row whose id is a parameter
+        (the source), and values given as parameters to the `given` columns: its text and
+        the order of its parameters ("s" the source's id, "g" the given values, "t" the
+        target's id, where a parameter)."""
+        t = self.quote(table)
+        sets = [f"{self.quote(c)} = s.{self.quote(c)}" for c in columns]
+        sets += [f"{self.quote(c)} = ?" for c in given]
+        return (
+            f"UPDATE {t} SET {', '.join(sets)} FROM {t} AS s WHERE s.id = ? AND {t}.id = {target}",
+            "gst" if target == "?" else "gs",
         )
 
     def lock(self, key: int) -> Program:

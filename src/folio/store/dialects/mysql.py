@@ -377,6 +377,19 @@ class MySQLDialect(Dialect):
             f"UPDATE {t} AS d JOIN {t} AS s ON s.id = ? SET {sets} WHERE d.id IN ({marks(targets)})"
         )
 
+    def copy_row(
+        self, table: str, columns: Sequence[str], given: Sequence[str], target: str = "?"
+    ) -> tuple[str, str]:
+        # (no FROM in MySQL's UPDATE: the source row joined, its id first in the text)
+        t = self.quote(table)
+        sets = [f"d.{self.quote(c)} = s.{self.quote(c)}" for c in columns]
+        sets += [f"d.{self.quote(c)} = ?" for c in given]
+        return (
+            f"UPDATE {t} AS d JOIN {t} AS s ON s.id = ? SET {', '.join(sets)} "
+            f"WHERE d.id = {target}",
+            "sgt" if target == "?" else "sg",
+        )
+
     def lock(self, key: int) -> Program:
         rows = yield query(LOCK_SQL, (str(key),))
         _locked(rows)

@@ -115,6 +115,10 @@ class PostgresDialect(Dialect):
     # `?` -> `$n` (the function itself: no frame of its own per statement)
     driver_sql = staticmethod(to_numbered)
 
+    def comparable(self, expr: str) -> str:
+        # json has no equality operator: its text (as written) is compared
+        return f"({expr})::text"
+
     def match(self, col: str, negated: bool, insensitive: bool, shape: int) -> str:
         """Case-insensitive matches are LIKE between the lowercased text and pattern: what
         ILIKE does under a UTF-8 locale, for about 20% less (ILIKE lowercases through a
