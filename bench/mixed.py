@@ -10,10 +10,13 @@ is printed: the process CPU per request and, on PostgreSQL, its pool backends' C
 `--profile` prints where the time went (cProfile, by own time) for each side instead;
 `--statements`, the statements of one round of the mix; `--kinds`, the CPU per request of
 each kind of request (filter-sort, populate, one, deep-filter, update: the process's and,
-where measured, the database's) and its share of the mix.
+where measured, the database's) and its share of the mix; `--db-statements`, the database's
+CPU spent on each statement shape of the mix, per request of the mix and per run (read from
+the scheduler's nanosecond counters of the backend that ran it on PostgreSQL, of every
+thread of the MySQL server on MySQL; the statements run one at a time).
 
     .venv/bin/python bench/mixed.py APP_DIR [--rounds 10] [--batches 5] [--only on|off]
-        [--profile] [--statements] [--kinds]
+        [--profile] [--statements] [--kinds] [--db-statements]
 
 The app is seeded with ../shared/bench/seed.py (2,000 articles) against `folio serve`.
 """
@@ -28,6 +31,7 @@ import sys
 import time
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 import uvloop
 
@@ -102,6 +106,9 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true", help="cProfile one batch per side")
     ap.add_argument("--statements", action="store_true", help="the statements of one lap")
     ap.add_argument("--kinds", action="store_true", help="CPU per kind of request")
+    ap.add_argument(
+        "--db-statements", action="store_true", help="the database's CPU per statement shape"
+    )
     a = ap.parse_args()
     folio = load_app(a.app_dir)
     asgi = build_asgi(folio)
@@ -185,6 +192,18 @@ def main() -> None:
                         f"  {kind:12} {cpu / n * 1000:7.3f} + db {db / n * 1000:7.3f}"
                         f"  {(cpu + db) / total:6.1%}"
                     )
+        elif a.db_statements:
+            if not backends:
+                sys.exit("--db-statements: the database's CPU is measured on PostgreSQL and MySQL")
+            mysql = folio.db.dialect.name == "mysql"
+            for side in sides:
+                use(side)
+                spent = await _statement_cpu(folio.db, backends if mysql else None, one, size)
+                total = sum(ns for ns, _ in spent.values())
+                print(f"== memo {side}: database CPU {total / size / 1000:.1f} us per request")
+                for shape, (ns, n) in sorted(spent.items(), key=lambda item: -item[1][0])[:25]:
+                    each = f"{n:6} x {ns / n / 1000:7.1f} us"
+                    print(f"  {ns / size / 1000:7.1f} us/request {each}  {shape}")
         elif a.profile:
             for side in sides:
                 use(side)
@@ -218,6 +237,54 @@ def main() -> None:
         await served.stop()
 
     uvloop.run(run())
+
+
+def _run_ns(pid: int, threads: bool) -> int:
+    """The nanoseconds a process (its main thread, or all of its threads) has run."""
+    if not threads:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except OSError:
+            continue
+    return total
+
+
+def _shape(sql: str) -> str:
+    """A statement told apart by its start and what follows its first FROM."""
+    text = " ".join(sql.split())
+    at = text.find(" FROM ")
+    return text[:40] + " ... " + (text[at : at + 160] if at >= 0 else text[40:160])
+
+
+async def _statement_cpu(
+    db: Any, servers: list[int] | None, one: Any, count: int
+) -> dict[str, list[int]]:
+    """{shape: [database ns, runs]} over `count` requests of the mix: each statement's
+    backend (or, `servers` given, the MySQL server's threads) measured around it."""
+    inner = db._one
+    spent: dict[str, list[int]] = {}
+
+    async def measured(conn: Any, stmt: Any) -> Any:
+        pids = servers or [conn.get_server_pid()]
+        before = sum(_run_ns(p, servers is not None) for p in pids)
+        try:
+            return await inner(conn, stmt)
+        finally:
+            ran = sum(_run_ns(p, servers is not None) for p in pids) - before
+            got = spent.setdefault(_shape(stmt.sql), [0, 0])
+            got[0] += ran
+            got[1] += 1
+
+    db._one = measured
+    try:
+        for _ in range(count):
+            await one()
+    finally:
+        db._one = inner
+    return spent
 
 
 if __name__ == "__main__":
