@@ -1,6 +1,7 @@
 """The steps of writes on one version of a document: inserting a version with its links,
 checking unique attributes and what publishing requires, sharing non-localized values
-between locales, and publishing (the published version replaced by a copy of the draft)."""
+between locales, and publishing (the published version takes the draft's values in place
+where it owns the same links and components, else is replaced by a copy of the draft)."""
 
 from __future__ import annotations
 
@@ -394,10 +395,11 @@ class Versions:
         first: bool = False,
     ) -> Program:
         """Replaces the published version with a copy of the draft (its updatedAt the
-        draft's); the new version's id, with the document's `others` versions (the other
-        locales', as `_other_locales` gives them) when asked, and its row (as `read_back`
-        selects it) when `answer` and the copy gave it at once. `first`: there is no
-        published version yet (a new document's)."""
+        draft's), or gives it the draft's values in place where it owns the same links and
+        components (`_publish_in_place`); the published version's id, with the document's
+        `others` versions (the other locales', as `_other_locales` gives them) when asked,
+        and its row (as `read_back` selects it) when `answer` and the statement gave it at
+        once. `first`: there is no published version yet (a new document's)."""
         where, params = self._version_where(ct, document_id, locale, True)
         if not first:
             kept = yield from self._publish_in_place(ct, where, params, draft_id, now, answer)
