@@ -654,6 +654,13 @@ class LinkStore:
                 )
 
     # ------------------------------------------------------------------ copy and delete
+    def _link_columns(self, schema: Schema, attr: Attribute) -> list[str]:
+        """The columns of an owning relation's links that a copy takes as they are."""
+        cols = ["target_document_id", "target_locale", "position", "inv_position"]
+        if status_scoped(schema, attr, self.registry):
+            cols.append("target_status")
+        return cols
+
     def copy(
         self, schema: Schema, from_id: int, to_id: int, fields: list[str] | None = None
     ) -> Program:
@@ -684,9 +691,7 @@ class LinkStore:
             if not relation_owner(attr):
                 continue
             table = q(link_table_name(schema, attr))
-            cols = ["target_document_id", "target_locale", "position", "inv_position"]
-            if status_scoped(schema, attr, self.registry):
-                cols.append("target_status")
+            cols = self._link_columns(schema, attr)
             names = ", ".join(cols)
             picked = ", ".join(f"l.{c}" for c in cols)
             # the copy's own status (publishing copies a draft's links)
@@ -796,13 +801,6 @@ class LinkStore:
             )
 
     # ------------------------------------------------------------------ versions compared
-    def _link_columns(self, schema: Schema, attr: Attribute) -> list[str]:
-        """The columns of an owning relation's links that a copy takes as they are."""
-        cols = ["target_document_id", "target_locale", "position", "inv_position"]
-        if status_scoped(schema, attr, self.registry):
-            cols.append("target_status")
-        return cols
-
     def _same_rows(
         self, table: str, key: str, cols: list[str], a: str, b: str, scope: str = ""
     ) -> str:
@@ -951,9 +949,7 @@ class LinkStore:
         parts: list[str] = []
         for n, attr in enumerate(a for a in schema.attributes.values() if relation_owner(a)):
             table = q(link_table_name(schema, attr))
-            cols = ["target_document_id", "target_locale", "position", "inv_position"]
-            if status_scoped(schema, attr, self.registry):
-                cols.append("target_status")
+            cols = self._link_columns(schema, attr)
             extra = f", {SOURCE_DRAFT}" if source_drafts(schema) else ""
             value = f", {draft}" if extra else ""
             parts.append(
@@ -996,9 +992,7 @@ class LinkStore:
                 )
             for k, attr in enumerate(a for a in comp.attributes.values() if relation_owner(a)):
                 table = q(link_table_name(comp, attr))
-                cols = ["target_document_id", "target_locale", "position", "inv_position"]
-                if status_scoped(comp, attr, self.registry):
-                    cols.append("target_status")
+                cols = self._link_columns(comp, attr)
                 parts.append(
                     f"cr{n}x{k} AS (INSERT INTO {table} (source_id, {', '.join(cols)}) "
                     f"SELECT cc.new_id, {', '.join(f'l.{c}' for c in cols)} FROM cc "

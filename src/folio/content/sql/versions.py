@@ -445,7 +445,6 @@ class Versions:
         if plan is None:
             return None
         check, bound, update, order = plan
-        given = {"s": [draft_id], "g": [now]}
         if update is None:
             # (one statement: the comparison, and the UPDATE where it holds)
             rows = yield query(check, [*([draft_id] * bound), *params, now, draft_id])
@@ -456,7 +455,7 @@ class Versions:
         if not rows or not int(rows[0][1]):
             return None
         published_id = int(rows[0][0])
-        given["t"] = [published_id]
+        given = {"s": [draft_id], "g": [now], "t": [published_id]}
         values = [v for key in order for v in given[key]]
         if answer and self.dialect.update_returning:
             sel = self.reads.reader(ct).selection(None, self.quote(ct.table))
@@ -478,21 +477,20 @@ class Versions:
         if same is None:
             return None
         text, bound = same
-        check = f"SELECT id, CASE WHEN {text} THEN 1 ELSE 0 END FROM {t} WHERE {where}"
+        check = f"SELECT id, CASE WHEN {text} THEN 1 ELSE 0 END AS same FROM {t} WHERE {where}"
         columns = [a.column for a in ct.scalar_attributes if a.column is not None]
         copied = [*columns, "updated_at"]
         d = self.dialect
         if d.writable_ctes and d.update_returning:
             sel = self.reads.reader(ct).selection(None, t)
             update, _ = d.copy_row(
-                ct.table, copied, ["published_at"], "(SELECT id FROM c WHERE same = 1)"
+                ct.table, copied, ["published_at"], "= (SELECT id FROM c WHERE same = 1)"
             )
-            check = (
-                f"WITH c AS (SELECT id, CASE WHEN {text} THEN 1 ELSE 0 END AS same FROM {t} "
-                f"WHERE {where}), u AS ({update} RETURNING {sel.sql}) "
+            both = (
+                f"WITH c AS ({check}), u AS ({update} RETURNING {sel.sql}) "
                 "SELECT c.id, c.same, u.* FROM c LEFT JOIN u ON true"
             )
-            return check, bound, None, ""
+            return both, bound, None, ""
         update, order = d.copy_row(ct.table, copied, ["published_at"])
         return check, bound, update, order
 

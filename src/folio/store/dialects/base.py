@@ -321,26 +321,26 @@ class Dialect:
     def copy_columns(self, table: str, columns: Sequence[str], targets: int) -> str:
         """An UPDATE giving the rows of `targets` ids of `table` the values of `columns` of
         its row whose id is the first parameter (the targets' ids follow it)."""
-        t = self.quote(table)
-        sets = ", ".join(f"{self.quote(c)} = s.{self.quote(c)}" for c in columns)
-        return (
-            f"UPDATE {t} SET {sets} FROM {t} AS s WHERE s.id = ? AND {t}.id IN ({marks(targets)})"
-        )
+        return self.copy_row(table, columns, (), f"IN ({marks(targets)})")[0]
 
     def copy_row(
-        self, table: str, columns: Sequence[str], given: Sequence[str], target: str = "?"
+        self,
+        table: str,
+        columns: Sequence[str],
+        given: Sequence[str] = (),
+        targets: str = "= ?",
     ) -> tuple[str, str]:
-        """An UPDATE giving the row of `table` whose id is `target` (an SQL term, a
-        parameter by default) the values of `columns` of its row whose id is a parameter
-        (the source), and values given as parameters to the `given` columns: its text and
-        the order of its parameters ("s" the source's id, "g" the given values, "t" the
-        target's id, where a parameter)."""
+        """An UPDATE giving the rows of `table` whose id is as `targets` says (`= ?`,
+        `IN (?, ?)`, `= (SELECT ...)`) the values of `columns` of its row whose id is a
+        parameter (the source), and values given as parameters to the `given` columns:
+        its text and the order of its parameters ("s" the source's id, "g" the given
+        values, "t" the targets' ids, where parameters)."""
         t = self.quote(table)
         sets = [f"{self.quote(c)} = s.{self.quote(c)}" for c in columns]
         sets += [f"{self.quote(c)} = ?" for c in given]
         return (
-            f"UPDATE {t} SET {', '.join(sets)} FROM {t} AS s WHERE s.id = ? AND {t}.id = {target}",
-            "gst" if target == "?" else "gs",
+            f"UPDATE {t} SET {', '.join(sets)} FROM {t} AS s WHERE s.id = ? AND {t}.id {targets}",
+            ("g" if given else "") + "s" + ("t" if "?" in targets else ""),
         )
 
     def lock(self, key: int) -> Program:

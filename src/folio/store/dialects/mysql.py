@@ -368,26 +368,21 @@ class MySQLDialect(Dialect):
             parts = [f"{self.quote(c)} = {v}" for c, v in sets]
         return head + ", ".join(parts)
 
-    def copy_columns(self, table: str, columns: Sequence[str], targets: int) -> str:
-        # MySQL's UPDATE has no FROM: the source row joined (its id, the first parameter,
-        # comes before the targets' in the text too)
-        t = self.quote(table)
-        sets = ", ".join(f"d.{self.quote(c)} = s.{self.quote(c)}" for c in columns)
-        return (
-            f"UPDATE {t} AS d JOIN {t} AS s ON s.id = ? SET {sets} WHERE d.id IN ({marks(targets)})"
-        )
-
     def copy_row(
-        self, table: str, columns: Sequence[str], given: Sequence[str], target: str = "?"
+        self,
+        table: str,
+        columns: Sequence[str],
+        given: Sequence[str] = (),
+        targets: str = "= ?",
     ) -> tuple[str, str]:
-        # (no FROM in MySQL's UPDATE: the source row joined, its id first in the text)
+        # MySQL's UPDATE has no FROM: the source row joined (its id, the first parameter,
+        # comes before the others in the text too)
         t = self.quote(table)
         sets = [f"d.{self.quote(c)} = s.{self.quote(c)}" for c in columns]
         sets += [f"d.{self.quote(c)} = ?" for c in given]
         return (
-            f"UPDATE {t} AS d JOIN {t} AS s ON s.id = ? SET {', '.join(sets)} "
-            f"WHERE d.id = {target}",
-            "sgt" if target == "?" else "sg",
+            f"UPDATE {t} AS d JOIN {t} AS s ON s.id = ? SET {', '.join(sets)} WHERE d.id {targets}",
+            "s" + ("g" if given else "") + ("t" if "?" in targets else ""),
         )
 
     def lock(self, key: int) -> Program:
