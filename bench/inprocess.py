@@ -9,7 +9,7 @@ be compared to a few percent. `--profile` prints where the time went instead (cP
 sorted by own time); `--statements`, the statements of one request.
 
     .venv/bin/python bench/inprocess.py APP_DIR [--only list,create] [--requests 200]
-        [--batches 5] [--pages N] [--profile | --statements]
+        [--batches 5] [--pages N] [--profile [--sort cumulative] [--lines N] | --statements]
 
 `--pages N` walks the lists' first N pages in turn instead of asking for the first one
 again and again: each page relates to other documents, in other numbers, as real traffic
@@ -37,6 +37,9 @@ from explain import SCENARIOS, Recorder, sample
 
 from folio.app import load_app
 from folio.http.app import build_asgi
+
+# the server's floor: an answer that reads nothing (what every request costs at least)
+FLOOR = {"health": "/_health"}
 
 WRITES = {
     "create": ("POST", "/api/tags", "full"),
@@ -168,11 +171,13 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("app_dir", type=Path)
-    ap.add_argument("--only", help="comma-separated: " + ", ".join([*SCENARIOS, *WRITES]))
+    ap.add_argument("--only", help="comma-separated: " + ", ".join([*SCENARIOS, *FLOOR, *WRITES]))
     ap.add_argument("--requests", type=int, default=200, help="requests per batch")
     ap.add_argument("--batches", type=int, default=5)
     ap.add_argument("--pages", type=int, default=1, help="lists: walk their first N pages")
     ap.add_argument("--profile", action="store_true", help="cProfile one batch instead")
+    ap.add_argument("--sort", default="tottime", help="--profile: pstats order (cumulative, ...)")
+    ap.add_argument("--lines", type=int, default=30, help="--profile: functions printed")
     ap.add_argument(
         "--statements", action="store_true", help="print the statements of one request instead"
     )
@@ -193,7 +198,9 @@ def main() -> None:
             lambda path: asyncio.run_coroutine_threadsafe(driver.fetch(path), loop).result(),
         )
         for name in names:
-            method, template, token = WRITES.get(name, ("GET", SCENARIOS.get(name, ""), ""))
+            method, template, token = WRITES.get(
+                name, ("GET", SCENARIOS.get(name) or FLOOR.get(name, ""), "")
+            )
             if not template:
                 sys.exit(f"unknown scenario {name}")
             target = template.format(**values)
@@ -220,7 +227,7 @@ def main() -> None:
                     await driver.call(method, target, headers, _body(name, i) if token else b"")
                 prof.disable()
                 print(f"== {name}")
-                pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+                pstats.Stats(prof).sort_stats(a.sort).print_stats(a.lines)
                 continue
             best = best_db = float("inf")
             targets = [target]
