@@ -141,7 +141,9 @@ class Populator:
             token = ctx.token
         if memo is None or token is None:
             return list((yield self._keyed(sql, params, column, keys)))
-        shape = (sql, tuple(frozen(p) for p in params))
+        # the parent keys' place as text: a key holding only plain values stays out of
+        # the collector's sight (memo.Entry)
+        shape = (sql, tuple(KEYS if p is KEY_PARAMS else frozen(p) for p in params))
         out: list[Any] = []
         missing = []
         for key in keys:

@@ -10,7 +10,7 @@ from folio.caches import weigh
 from folio.content.query import Pagination, Query
 from folio.content.sql.layout import FILES_LINK_TABLE
 from folio.content.sql.load import Populator, ReadContext, frozen
-from folio.content.sql.memo import PAGES
+from folio.content.sql.memo import PAGES, TOKEN, VALUE
 from folio.content.sql.select import FindPlan, TypeReader
 from folio.errors import NotFoundError
 from folio.schema.model import ContentType, Registry
@@ -88,13 +88,13 @@ class Reads:
             read only if the database has changed since."""
             assert memo is not None
             known = memo.latest(shape, bounds)
-            shut = known.token if known is not None else None
+            shut = known[TOKEN] if known is not None else None
             rows = yield query(plan.page, [*plan.page_params, shut, shut])
             if known is not None:
                 hit = bool(rows) and rows[0][0] is None
                 memo.settle(shape, bounds, known, hit, PAGES)
                 if hit:
-                    return *known.value, rows[0][-1], False  # the gate shut: nothing changed
+                    return *known[VALUE], rows[0][-1], False  # the gate shut: nothing changed
             if rows:
                 total = reader.remember_total(plan, rows) if plan.counted else -1
                 return rows, total, rows[0][-1], True
