@@ -802,19 +802,31 @@ class LinkStore:
 
     # ------------------------------------------------------------------ versions compared
     def _same_rows(
-        self, table: str, key: str, cols: list[str], a: str, b: str, scope: str = ""
+        self,
+        table: str,
+        key: str,
+        a: str,
+        b: str,
+        same: str,
+        scope: str = "",
+        x: str = "x",
+        y: str = "y",
     ) -> str:
         """SQL: the rows of `table` whose `key` is `a` are those whose `key` is `b` (SQL
-        terms), as many, alike in `cols` (NULL alike NULL); `scope` (a condition on the
-        columns of alias `{x}`) narrows both sides."""
-        same = " AND ".join(self.dialect.distinct(f"y.{c}", f"x.{c}", negated=True) for c in cols)
-        x, y = scope.format(x="x"), scope.format(x="y")
+        terms): as many, and each of the first with one of the second for which `same`
+        holds (a condition on the aliases `x`, the first's row, and `y`, the second's);
+        `scope` (a condition on the columns of alias `{x}`) narrows both sides."""
+        sx, sy = scope.format(x=x), scope.format(x=y)
         return (
-            f"(SELECT COUNT(*) FROM {table} x WHERE x.{key} = {a}{x}) = "
-            f"(SELECT COUNT(*) FROM {table} y WHERE y.{key} = {b}{y}) AND NOT EXISTS "
-            f"(SELECT 1 FROM {table} x WHERE x.{key} = {a}{x} AND NOT EXISTS (SELECT 1 FROM "
-            f"{table} y WHERE y.{key} = {b}{y} AND {same}))"
+            f"(SELECT COUNT(*) FROM {table} {x} WHERE {x}.{key} = {a}{sx}) = "
+            f"(SELECT COUNT(*) FROM {table} {y} WHERE {y}.{key} = {b}{sy}) AND NOT EXISTS "
+            f"(SELECT 1 FROM {table} {x} WHERE {x}.{key} = {a}{sx} AND NOT EXISTS (SELECT 1 "
+            f"FROM {table} {y} WHERE {y}.{key} = {b}{sy} AND {same}))"
         )
+
+    def _alike(self, cols: list[str]) -> str:
+        """SQL: rows `x` and `y` hold the same `cols` (NULL alike NULL)."""
+        return " AND ".join(self.dialect.distinct(f"y.{c}", f"x.{c}", negated=True) for c in cols)
 
     def _same_links(self, schema: Schema, a: str, b: str) -> list[str]:
         """SQL conditions: the rows `a` and `b` of `schema` (SQL terms) own the same
@@ -825,9 +837,9 @@ class LinkStore:
             self._same_rows(
                 q(link_table_name(schema, attr)),
                 "source_id",
-                self._link_columns(schema, attr),
                 a,
                 b,
+                self._alike(self._link_columns(schema, attr)),
             )
             for attr in schema.attributes.values()
             if relation_owner(attr)
@@ -837,9 +849,9 @@ class LinkStore:
                 self._same_rows(
                     q(FILES_LINK_TABLE),
                     "related_id",
-                    ["field", "position", "file_id"],
                     a,
                     b,
+                    self._alike(["field", "position", "file_id"]),
                     f" AND {{x}}.related_type = {lit(schema.uid)}",
                 )
             )
@@ -879,14 +891,12 @@ class LinkStore:
                     *self._same_links(comp, "a.cmp_id", "b.cmp_id"),
                 ]
                 kinds.append("(" + " AND ".join(kind) + ")")
-            parts.append(
-                f"(SELECT COUNT(*) FROM {cmps} x WHERE x.entity_id = ?) = "
-                f"(SELECT COUNT(*) FROM {cmps} y WHERE y.entity_id = {row}) AND NOT EXISTS "
-                f"(SELECT 1 FROM {cmps} a WHERE a.entity_id = ? AND NOT EXISTS (SELECT 1 FROM "
-                f"{cmps} b WHERE b.entity_id = {row} AND b.component_type = a.component_type "
-                "AND b.field = a.field AND b.position = a.position AND "
-                f"({' OR '.join(kinds)})))"
+            # (aliases a and b: each kind's link comparisons use x and y inside)
+            same = (
+                "b.component_type = a.component_type AND b.field = a.field AND "
+                f"b.position = a.position AND ({' OR '.join(kinds)})"
             )
+            parts.append(self._same_rows(cmps, "entity_id", "?", row, same, x="a", y="b"))
         return (" AND ".join(f"({p})" for p in parts) if parts else "1 = 1"), bound
 
     # ------------------------------------------------------------------ versions in one statement

@@ -336,12 +336,19 @@ class Dialect:
         its text and the order of its parameters ("s" the source's id, "g" the given
         values, "t" the targets' ids, where parameters)."""
         t = self.quote(table)
-        sets = [f"{self.quote(c)} = s.{self.quote(c)}" for c in columns]
-        sets += [f"{self.quote(c)} = ?" for c in given]
+        sets = self._copied_sets(columns, given)
         return (
-            f"UPDATE {t} SET {', '.join(sets)} FROM {t} AS s WHERE s.id = ? AND {t}.id {targets}",
+            f"UPDATE {t} SET {sets} FROM {t} AS s WHERE s.id = ? AND {t}.id {targets}",
             ("g" if given else "") + "s" + ("t" if "?" in targets else ""),
         )
+
+    def _copied_sets(self, columns: Sequence[str], given: Sequence[str], into: str = "") -> str:
+        """`copy_row`'s SET list: `columns` from the source row (alias `s`), `given` from
+        parameters; `into`: the updated table's alias and dot, where it needs one."""
+        q = self.quote
+        sets = [f"{into}{q(c)} = s.{q(c)}" for c in columns]
+        sets += [f"{into}{q(c)} = ?" for c in given]
+        return ", ".join(sets)
 
     def lock(self, key: int) -> Program:
         """Takes a lock on the 64-bit `key` until the transaction ends: writes that take

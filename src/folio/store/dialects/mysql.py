@@ -378,10 +378,9 @@ class MySQLDialect(Dialect):
         # MySQL's UPDATE has no FROM: the source row joined (its id, the first parameter,
         # comes before the others in the text too)
         t = self.quote(table)
-        sets = [f"d.{self.quote(c)} = s.{self.quote(c)}" for c in columns]
-        sets += [f"d.{self.quote(c)} = ?" for c in given]
+        sets = self._copied_sets(columns, given, "d.")
         return (
-            f"UPDATE {t} AS d JOIN {t} AS s ON s.id = ? SET {', '.join(sets)} WHERE d.id {targets}",
+            f"UPDATE {t} AS d JOIN {t} AS s ON s.id = ? SET {sets} WHERE d.id {targets}",
             "s" + ("g" if given else "") + ("t" if "?" in targets else ""),
         )
 
